@@ -1,0 +1,267 @@
+package atr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxBytes is the largest ATR the gate accepts (1 MiB). Exactly MaxBytes is
+// allowed; one byte more is atr-too-large.
+const MaxBytes = 1 << 20
+
+// FetchTimeout is the one deadline over connecting, the headers and the whole
+// body, so that a slow seller cannot hold a buyer's payment open by trickling.
+const FetchTimeout = 10 * time.Second
+
+// The decline codes a fetch can end in (upstream-api §3.1).
+const (
+	CodeUnfetchable = "atr-unfetchable"
+	CodeTooLarge    = "atr-too-large"
+)
+
+// The fetch detail sentences of upstream-api §3.2, written exactly.
+const (
+	DetailRedirect    = "The link answered with a redirect."
+	DetailCoding      = "The link served a content coding other than identity."
+	DetailUnfetchable = "The ATR could not be fetched from the link."
+	DetailTooLarge    = "The ATR is larger than 1048576 bytes."
+)
+
+// DetailStatus is the sentence for a status other than 200.
+func DetailStatus(code int) string { return fmt.Sprintf("The link answered status %d.", code) }
+
+// Doer sends one request. *http.Client satisfies it; tests and callers with
+// their own transport stack can supply anything else.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// FetchError is a fetch that ended in a decline: Code is atr-unfetchable or
+// atr-too-large and Detail is the exact sentence the gate reports.
+type FetchError struct {
+	Code   string
+	Detail string
+}
+
+func (e *FetchError) Error() string { return e.Code + ": " + e.Detail }
+
+func unfetchable(detail string) error { return &FetchError{Code: CodeUnfetchable, Detail: detail} }
+
+func tooLarge() error { return &FetchError{Code: CodeTooLarge, Detail: DetailTooLarge} }
+
+// Fetcher performs the ATR fetch of upstream-api §4. The zero value is ready:
+// it uses a client that connects only to public addresses.
+type Fetcher struct {
+	// Client sends the request; nil means a shared NewClient(false).
+	Client Doer
+	// Timeout replaces FetchTimeout when positive; tests use short values.
+	Timeout time.Duration
+}
+
+var defaultClient = sync.OnceValue(func() *http.Client { return NewClient(false) })
+
+// doer returns the Doer to use. An *http.Client is copied so that, whatever
+// the caller configured, no redirect is followed and no cookie is sent.
+func (f *Fetcher) doer() Doer {
+	var d Doer
+	if f != nil {
+		d = f.Client
+	}
+	if d == nil {
+		d = defaultClient()
+	}
+	if c, ok := d.(*http.Client); ok && c != nil {
+		cc := *c
+		cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		cc.Jar = nil
+		return &cc
+	}
+	return d
+}
+
+// Fetch gets the ATR at link and returns its bytes exactly as received, or a
+// *FetchError.
+//
+// It sends exactly one GET whose only header set by the gate is
+// "Accept-Encoding: identity"; Go's transport adds Host and its default
+// User-Agent and nothing else (setting Accept-Encoding ourselves is also what
+// stops net/http from asking for gzip and decoding it). Redirects are never
+// followed. The checks run in upstream's order: redirect, status, content
+// coding (the body is closed unread), declared length (closed unread),
+// streamed length (closed as soon as it passes MaxBytes). One deadline covers
+// the connection, the headers and the whole body; any transport failure, the
+// deadline or a body shorter or longer than its declared length is
+// atr-unfetchable with the generic sentence.
+//
+// A link that fails IsHTTPSLink is not fetched at all (the gate checks first;
+// this keeps a direct caller from fetching http: or a name Go would read
+// differently). The request goes to the URL WHATWG would make of the link
+// (numeric hosts such as 0x7f.1 normalised, dot segments resolved, the path
+// percent-encoded as a browser would), not to net/url's reading of it.
+//
+// Fetch never panics, whatever the Doer does.
+func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err error) {
+	defer func() {
+		if recover() != nil {
+			body, err = nil, unfetchable(DetailUnfetchable)
+		}
+	}()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	target, ok := requestURL(link)
+	if !ok {
+		return nil, unfetchable(DetailUnfetchable)
+	}
+	timeout := FetchTimeout
+	if f != nil && f.Timeout > 0 {
+		timeout = f.Timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://invalid.invalid/", nil)
+	if err != nil {
+		return nil, unfetchable(DetailUnfetchable)
+	}
+	req.URL, req.Host = target, target.Host
+	req.Header = http.Header{"Accept-Encoding": {"identity"}}
+
+	resp, err := f.doer().Do(req)
+	if err != nil || resp == nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		return nil, unfetchable(DetailUnfetchable)
+	}
+	rc := resp.Body
+	if rc == nil {
+		rc = http.NoBody
+	}
+	defer rc.Close()
+	// A Doer whose body ignores the context still stops at the deadline.
+	stop := context.AfterFunc(ctx, func() { rc.Close() })
+	defer stop()
+
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 ||
+		resp.Request != nil && resp.Request.URL != nil && !sameTarget(resp.Request.URL, target) {
+		return nil, unfetchable(DetailRedirect)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, unfetchable(DetailStatus(resp.StatusCode))
+	}
+	// Values joined as a JS Headers object would join repeated fields.
+	coding := strings.ToLower(strings.TrimSpace(strings.Join(resp.Header.Values("Content-Encoding"), ", ")))
+	if coding != "" && coding != "identity" || resp.Uncompressed {
+		return nil, unfetchable(DetailCoding)
+	}
+	declared := int64(-1)
+	if raw := strings.TrimSpace(resp.Header.Get("Content-Length")); raw != "" && strings.Trim(raw, "0123456789") == "" {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n > MaxBytes { // err here can only be overflow
+			return nil, tooLarge()
+		}
+		declared = n
+	} else if resp.ContentLength >= 0 {
+		declared = resp.ContentLength
+	}
+	if declared > MaxBytes {
+		return nil, tooLarge()
+	}
+	if declared >= 0 {
+		return readDeclared(rc, declared)
+	}
+	return readStreamed(rc)
+}
+
+// readDeclared reads a body of known length into one buffer of exactly that
+// size plus one probe byte, the probe showing whether more was sent.
+func readDeclared(rc io.Reader, n int64) ([]byte, error) {
+	buf := make([]byte, n+1)
+	if _, err := io.ReadFull(rc, buf[:n]); err != nil {
+		return nil, unfetchable(DetailUnfetchable)
+	}
+	switch k, err := io.ReadFull(rc, buf[n:]); {
+	case k == 0 && (err == io.EOF || err == nil):
+		return buf[:n:n], nil
+	default:
+		return nil, unfetchable(DetailUnfetchable)
+	}
+}
+
+// readStreamed reads a body of unknown length, doubling one buffer up to
+// MaxBytes+1 bytes; the extra byte is how an over-long body is seen.
+func readStreamed(rc io.ReadCloser) ([]byte, error) {
+	const limit = MaxBytes + 1
+	buf := make([]byte, 0, 16<<10)
+	for {
+		if len(buf) == cap(buf) {
+			next := min(2*cap(buf), limit)
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
+		}
+		free := buf[len(buf):cap(buf)]
+		k, err := rc.Read(free)
+		if k < 0 || k > len(free) {
+			return nil, unfetchable(DetailUnfetchable)
+		}
+		buf = buf[:len(buf)+k]
+		if len(buf) > MaxBytes {
+			rc.Close()
+			return nil, tooLarge()
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, unfetchable(DetailUnfetchable)
+		}
+	}
+}
+
+// sameTarget reports whether the response's request is the one asked for; a
+// Doer that followed a redirect itself shows up here.
+func sameTarget(got, want *url.URL) bool {
+	return strings.EqualFold(got.Scheme, want.Scheme) && strings.EqualFold(got.Host, want.Host) &&
+		got.RequestURI() == want.RequestURI()
+}
+
+// requestURL builds the URL to request from an https link the way WHATWG
+// parses it. The path is handed to net/http so that it is sent byte for byte:
+// as Path/RawPath when net/url would write it back unchanged, otherwise as
+// Opaque (net/url would re-escape, say, a "%zz" or a '{').
+func requestURL(link string) (*url.URL, bool) {
+	if !IsHTTPSLink(link) {
+		return nil, false
+	}
+	u, ok := parseURL(link)
+	if !ok || u.scheme != "https" || u.host == "" {
+		return nil, false
+	}
+	host := u.host
+	if u.port >= 0 {
+		host += ":" + strconv.Itoa(u.port)
+	}
+	t := &url.URL{Scheme: "https", Host: host, RawQuery: u.query, ForceQuery: u.hasQuery && u.query == ""}
+	if p, err := url.PathUnescape(u.path); err == nil {
+		t.Path, t.RawPath = p, u.path
+	}
+	if t.EscapedPath() != u.path {
+		t.Path, t.RawPath = "", ""
+		if strings.HasPrefix(u.path, "//") {
+			t.Opaque = "//" + host + u.path // net/url would read "//x" as a host
+		} else {
+			t.Opaque = u.path
+		}
+	}
+	return t, true
+}

@@ -1,0 +1,72 @@
+package gate
+
+import (
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/jsonv"
+)
+
+// Code is one of the twelve decline codes (upstream-api.md §3). Program
+// against the code; the detail is for people and logs.
+type Code string
+
+const (
+	PairingNotSupported Code = "pairing-not-supported"
+	OfferUnreadable     Code = "offer-unreadable"
+	NoPayableOption     Code = "no-payable-option"
+	LinkNotHTTPS        Code = "link-not-https"
+	ATRUnfetchable      Code = "atr-unfetchable"
+	ATRTooLarge         Code = "atr-too-large"
+	HashMismatch        Code = "hash-mismatch"
+	SignerFailed        Code = "signer-failed"
+	SignedNotBound      Code = "signed-not-bound"
+	AgreementNotOffered Code = "agreement-not-offered"
+	AgreementPending    Code = "agreement-pending"
+	AgreementFailed     Code = "agreement-failed"
+)
+
+// Codes lists the twelve codes in the order of the reference's table.
+var Codes = []Code{
+	PairingNotSupported, OfferUnreadable, NoPayableOption, LinkNotHTTPS, ATRUnfetchable, ATRTooLarge,
+	HashMismatch, SignerFailed, SignedNotBound, AgreementNotOffered, AgreementPending, AgreementFailed,
+}
+
+// The detail sentences the gate writes, exactly as the reference gates do.
+const (
+	DetailHashMismatch        = "The bytes the link served do not hash to the advertised ATR hash."
+	DetailAgreementNotOffered = "The pairing's payment carries no public proof and the offer names no agreement URL."
+	DetailAgreementNotString  = "The offer names an agreement URL that is not a string."
+	DetailTooLarge            = "The ATR is larger than 1048576 bytes."
+	DetailNoChoice            = "The chosen payment carries no choice to build from."
+	DetailNotCompleted        = "The signer's answer did not complete the payment."
+	DetailSignedNotBound      = "What was signed does not carry the hash of these bytes."
+	DetailCheckNotBound       = "The payment does not carry the hash of these bytes."
+	DetailSignerFailed        = "The signer did not sign."
+	DetailUnaskedSignature    = "The pairing asked for a signature it did not request."
+	DetailTooManySignatures   = "The pairing asked for more signatures than a payment takes."
+)
+
+// Decline is the gate's "no": a code, its detail (a sentence or a refusal
+// code such as x402/link-not-https), and, when the signer already released
+// value, what it signed, so that it is never lost.
+type Decline struct {
+	Code   Code
+	Detail string
+	Moved  *Moved
+}
+
+func (d *Decline) Error() string { return string(d.Code) + ": " + d.Detail }
+
+// Moved is a payment the signer already released (a broadcast, a Lightning
+// payment, a sent agreement payment), kept with the bytes it was for.
+type Moved struct {
+	Signed jsonv.Value
+	Bytes  []byte
+	H      atr.Hash
+}
+
+func decline(code Code, detail string) *Decline { return &Decline{Code: code, Detail: detail} }
+
+func (d *Decline) with(m *Moved) *Decline {
+	d.Moved = m
+	return d
+}

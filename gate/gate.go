@@ -1,0 +1,316 @@
+// Package gate is the only place that orders the checks: read the seller's
+// offer, choose, check the link, fetch the ATR, compare SHA-256 of its bytes
+// with the advertised H, build with the computed H, and only then sign, and
+// after signing read H back out of what was signed (upstream-api.md §2).
+//
+// Every protocol outcome is a value: functions return (result, error) where
+// the error is a *Decline (errors.As) with one of the twelve codes. Nothing
+// is fetched or signed before the checks that precede it pass.
+package gate
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/all"
+)
+
+// Signer is a wallet; see rails.Signer.
+type Signer = rails.Signer
+
+// Gate holds what the checks need from outside: the pairings, the fetch, the
+// clock and the source of refs. The zero Gate is usable: every pairing
+// termsgate has, a fetch that connects only to public addresses, the wall
+// clock, fresh random refs.
+type Gate struct {
+	Pairings *rails.Registry
+	Fetcher  *atr.Fetcher     // the caller's client goes in Fetcher.Client
+	Now      func() time.Time // injected in tests
+	NewRef   func() string    // injected in tests
+	// Policy, when set, is asked after the hash comparison and before any
+	// signer call; a non-nil error declines the payment.
+	Policy Policy
+}
+
+// Policy vets a payment before it is signed. Implementations return a
+// *Decline (or any error, which becomes a no-payable-option decline).
+type Policy interface {
+	Allow(ctx context.Context, p PaymentSummary) error
+}
+
+// PaymentSummary is what a signature grants, for an approver or a policy.
+type PaymentSummary struct {
+	Pairing string
+	H       atr.Hash
+	Request rails.Request
+	Chosen  rails.Chosen
+}
+
+var defaultRegistry = all.Default()
+
+func (g *Gate) pairings() *rails.Registry {
+	if g != nil && g.Pairings != nil {
+		return g.Pairings
+	}
+	return defaultRegistry
+}
+
+func (g *Gate) fetcher() *atr.Fetcher {
+	if g != nil && g.Fetcher != nil {
+		return g.Fetcher
+	}
+	return defaultFetcher
+}
+
+var defaultFetcher = &atr.Fetcher{}
+
+func (g *Gate) now() int64 {
+	if g != nil && g.Now != nil {
+		return g.Now().Unix()
+	}
+	return time.Now().Unix()
+}
+
+func (g *Gate) newRef() string {
+	if g != nil && g.NewRef != nil {
+		return g.NewRef()
+	}
+	return rails.NewRef()
+}
+
+func (g *Gate) lookup(id string) (rails.Pairing, *Decline) {
+	p, ok := g.pairings().Lookup(id)
+	if !ok {
+		return nil, decline(PairingNotSupported, "The gate has no buyer piece for the pairing "+id+".")
+	}
+	return p, nil
+}
+
+// Offer is what a seller's document advertises for one pairing, read without
+// fetching anything.
+type Offer struct {
+	Pairing     string
+	PublicProof bool
+	H           string // as advertised (x402 reads give it lowercase)
+	Link        string
+	// Agreement is the agreement URL the offer names. Only a pairing whose
+	// payment is no public proof uses it; the others ignore it.
+	Agreement string
+	Options   []jsonv.Value
+}
+
+// Read reports what doc advertises for the pairing. It fetches nothing and
+// signs nothing.
+func (g *Gate) Read(doc jsonv.Value, pairing string) (*Offer, error) {
+	p, d := g.lookup(pairing)
+	if d != nil {
+		return nil, d
+	}
+	read, err := call(rails.Namespace(pairing)+"/read-failed", func() (rails.Read, error) { return p.Read(doc) })
+	if err != nil {
+		return nil, decline(OfferUnreadable, refusalCode(err))
+	}
+	return &Offer{
+		Pairing: pairing, PublicProof: p.Pattern().PublicProof,
+		H: read.H, Link: read.Link, Agreement: read.Agreement, Options: read.Options,
+	}, nil
+}
+
+// Confirmed is a checked offer: the ATR bytes whose hash matched, what was
+// chosen, and the request to sign (nil when the pairing has nothing for the
+// buyer to sign).
+type Confirmed struct {
+	Chosen  rails.Chosen
+	Request rails.Request
+	Bytes   []byte
+	H       atr.Hash
+}
+
+// Confirm runs the checks up to the signing request, in the order of
+// upstream-api.md §2.1. It never calls a signer.
+func (g *Gate) Confirm(ctx context.Context, doc jsonv.Value, pairing, account string, inputs *jsonv.Object) (*Confirmed, error) {
+	c, _, err := g.confirm(ctx, doc, pairing, account, inputs)
+	return c, err
+}
+
+func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, pairing, account string, inputs *jsonv.Object) (*Confirmed, rails.Pairing, error) {
+	p, d := g.lookup(pairing)
+	if d != nil {
+		return nil, nil, d
+	}
+	ns := rails.Namespace(pairing)
+	read, err := call(ns+"/read-failed", func() (rails.Read, error) { return p.Read(doc) })
+	if err != nil {
+		return nil, nil, decline(OfferUnreadable, refusalCode(err))
+	}
+	publicProof := p.Pattern().PublicProof
+	agreement := ""
+	if !publicProof {
+		agreement = read.Agreement
+	}
+	if inputs == nil {
+		inputs = &jsonv.Object{}
+	}
+	ref := g.newRef()
+	choice, err := call(ns+"/no-payable-option", func() (jsonv.Value, error) {
+		return p.Choose(read, account, inputs, g.now(), ref)
+	})
+	if err != nil {
+		return nil, nil, decline(NoPayableOption, refusalCode(err))
+	}
+	chosen := rails.Chosen{Pairing: pairing, Choice: choice, Ref: ref, Agreement: agreement}
+
+	switch atr.CheckLink(read.Link) {
+	case atr.LinkOK:
+	case atr.LinkOtherScheme:
+		return nil, nil, decline(LinkNotHTTPS, ns+"/link-not-https")
+	default:
+		return nil, nil, decline(LinkNotHTTPS, ns+"/legal-context-malformed")
+	}
+	bytes, err := g.fetcher().Fetch(ctx, read.Link)
+	if err != nil {
+		var fe *atr.FetchError
+		if errors.As(err, &fe) {
+			return nil, nil, decline(Code(fe.Code), fe.Detail)
+		}
+		return nil, nil, decline(ATRUnfetchable, "The ATR could not be fetched from the link.")
+	}
+	h := atr.Sum(bytes)
+	if !atr.EqualText(read.H, h) {
+		return nil, nil, decline(HashMismatch, DetailHashMismatch)
+	}
+	if !publicProof && agreement == "" {
+		return nil, nil, decline(AgreementNotOffered, DetailAgreementNotOffered)
+	}
+	req, d := build(p, chosen, bytes, h)
+	if d != nil {
+		return nil, nil, d
+	}
+	return &Confirmed{Chosen: chosen, Request: req, Bytes: bytes, H: h}, p, nil
+}
+
+// build rebuilds the unsigned payment from chosen with the computed hash and
+// returns its signing request; nil request means nothing to sign.
+func build(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash) (rails.Request, *Decline) {
+	u, err := rebuild(p, chosen, bytes, h)
+	if err != nil {
+		if code := refusalCode(err); nothingToSign(code) {
+			return nil, nil
+		} else {
+			return nil, decline(OfferUnreadable, code)
+		}
+	}
+	ns := rails.Namespace(p.ID())
+	req, err := call(ns+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+	if err != nil {
+		if code := refusalCode(err); nothingToSign(code) {
+			return nil, nil
+		} else {
+			return nil, decline(OfferUnreadable, code)
+		}
+	}
+	return req, nil
+}
+
+func rebuild(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash) (rails.Unsigned, error) {
+	return call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Unsigned, error) {
+		return p.Build(chosen.Choice, bytes, h)
+	})
+}
+
+// Finished is a payment whose read-back carried H, or the next request of a
+// multi-step payment (then Signed is nil and Next is set).
+type Finished struct {
+	Signed jsonv.Value
+	Next   rails.Request
+	H      atr.Hash
+}
+
+// Finish joins a signature to the payment chosen by Confirm (which may have
+// run in another process) and releases it only if what was signed carries the
+// hash of bytes (upstream-api.md §2.2). For a multi-step payment pass every
+// answer so far, in order, as a []jsonv.Value.
+func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
+	p, d := g.lookup(pairing)
+	if d != nil {
+		return nil, d
+	}
+	return finish(p, bytes, chosen, signature)
+}
+
+func finish(p rails.Pairing, bytes []byte, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
+	if len(bytes) > atr.MaxBytes {
+		return nil, decline(ATRTooLarge, DetailTooLarge)
+	}
+	if _, ok := jsonv.AsObject(chosen.Choice); !ok {
+		return nil, decline(OfferUnreadable, DetailNoChoice)
+	}
+	if chosen.Pairing != p.ID() {
+		return nil, decline(PairingNotSupported, "The chosen payment is not for the pairing "+p.ID()+".")
+	}
+	h := atr.Sum(bytes)
+	ns := rails.Namespace(p.ID())
+	u, err := rebuild(p, chosen, bytes, h)
+	if err != nil {
+		return nil, decline(OfferUnreadable, refusalCode(err))
+	}
+	var moved *Moved
+	if signature != nil {
+		if m, ok := p.(rails.Mover); ok {
+			first, rerr := call(ns+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+			if rerr == nil && m.Moves(first) {
+				moved = &Moved{Signed: signature, Bytes: bytes, H: h}
+			}
+		}
+	}
+	done, err := protect(func() (rails.Completion, error) { return p.Complete(u, signature, chosen) })
+	if errors.Is(err, errThrew) {
+		return nil, decline(SignedNotBound, DetailNotCompleted).with(moved)
+	}
+	if err != nil {
+		return nil, decline(SignedNotBound, refusalCode(err)).with(moved)
+	}
+	if done.Next != nil {
+		return &Finished{Next: done.Next, H: h}, nil
+	}
+	inside, err := call("bound-failed", func() (string, error) { return p.Bound(done.Signed) })
+	if err != nil {
+		if !p.Pattern().PublicProof && nothingToSign(refusalCode(err)) {
+			return &Finished{Signed: done.Signed, H: h}, nil // its proof is the agreement payment
+		}
+		return nil, decline(SignedNotBound, DetailSignedNotBound).with(movedSigned(moved, done.Signed))
+	}
+	if !atr.EqualText(inside, h) {
+		return nil, decline(SignedNotBound, DetailSignedNotBound).with(movedSigned(moved, done.Signed))
+	}
+	return &Finished{Signed: done.Signed, H: h}, nil
+}
+
+func movedSigned(m *Moved, signed jsonv.Value) *Moved {
+	if m == nil {
+		return nil
+	}
+	return &Moved{Signed: signed, Bytes: m.Bytes, H: m.H}
+}
+
+// Check re-verifies a held payment against kept bytes: the payment must carry
+// their hash (upstream-api.md §2.3).
+func (g *Gate) Check(bytes []byte, pairing string, presented jsonv.Value) (atr.Hash, error) {
+	p, d := g.lookup(pairing)
+	if d != nil {
+		return atr.Hash{}, d
+	}
+	if len(bytes) > atr.MaxBytes {
+		return atr.Hash{}, decline(ATRTooLarge, DetailTooLarge)
+	}
+	h := atr.Sum(bytes)
+	inside, err := call("bound-failed", func() (string, error) { return p.Bound(presented) })
+	if err != nil || !atr.EqualText(inside, h) {
+		return atr.Hash{}, decline(SignedNotBound, DetailCheckNotBound)
+	}
+	return h, nil
+}

@@ -1,0 +1,61 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/termsgate/termsgate/rails"
+)
+
+// errThrew stands for a pairing member that panicked or failed with an error
+// that is no refusal: the reference gates' "throw".
+var errThrew = errors.New("gate: pairing member failed")
+
+// protect runs one pairing member and turns a panic, or an error that is no
+// refusal, into errThrew, so that seller input can never crash the caller.
+func protect[T any](f func() (T, error)) (out T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			out, err = zero, errThrew
+		}
+	}()
+	out, err = f()
+	if err != nil && !isRefusal(err) {
+		return out, errThrew
+	}
+	return out, err
+}
+
+// call is protect with a throw reported as the refusal failCode
+// (upstream-api.md §1.6: a throw in build is <ns>/build-failed, in bound
+// bound-failed).
+func call[T any](failCode string, f func() (T, error)) (T, error) {
+	out, err := protect(f)
+	if errors.Is(err, errThrew) {
+		return out, rails.Refuse(failCode)
+	}
+	return out, err
+}
+
+func isRefusal(err error) bool {
+	var ref *rails.Refusal
+	return errors.As(err, &ref)
+}
+
+// refusalCode is the code of a refusal returned by call.
+func refusalCode(err error) string {
+	var ref *rails.Refusal
+	if errors.As(err, &ref) {
+		return ref.Code
+	}
+	return fmt.Sprint(err)
+}
+
+func hasSuffix(s, suffix string) bool { return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix }
+
+// nothingToSign reports a refusal that means "the build is itself the
+// payment": no request for the buyer to sign.
+func nothingToSign(code string) bool {
+	return hasSuffix(code, "/no-signed-place") || hasSuffix(code, "/nothing-to-sign")
+}

@@ -1,0 +1,263 @@
+// Package jsonv holds JSON values that keep what the wire contracts need and
+// encoding/json drops: member order, and JavaScript's serialisation.
+//
+// Seller documents are echoed back inside payments (accepted, resource,
+// extensions), so an object must come back out with its members in the order
+// they arrived, and numbers and strings written the way JSON.stringify writes
+// them, because the reference gates and their vectors compare those bytes.
+//
+// A Value is one of: nil (null), bool, Number, string, []Value, *Object.
+package jsonv
+
+import (
+	"math"
+	"strconv"
+)
+
+// Value is a decoded JSON value: nil, bool, Number, string, []Value or *Object.
+type Value = any
+
+// Number is a JSON number. It is a float64, as in JavaScript: the reference
+// gates read seller JSON with JSON.parse, so 60.0 is 60 and integers above
+// 2^53 lose precision exactly as they do there.
+type Number float64
+
+// Member is one name/value pair of an Object.
+type Member struct {
+	Key   string
+	Value Value
+}
+
+// Object is a JSON object whose members keep their order. Keys are unique.
+// Lookups scan linearly: the objects the gate reads have a handful of members.
+type Object struct {
+	members []Member
+}
+
+// Obj builds an object from alternating keys and values: Obj("a", 1, "b", "x").
+// Go ints and floats become Numbers. It panics on an odd count or a non-string
+// key, which is a programming error, never seller input.
+func Obj(kv ...any) *Object {
+	if len(kv)%2 != 0 {
+		panic("jsonv.Obj: odd number of arguments")
+	}
+	o := &Object{members: make([]Member, 0, len(kv)/2)}
+	for i := 0; i < len(kv); i += 2 {
+		o.Set(kv[i].(string), normalise(kv[i+1]))
+	}
+	return o
+}
+
+func normalise(v any) Value {
+	switch x := v.(type) {
+	case int:
+		return Number(x)
+	case int64:
+		return Number(x)
+	case uint64:
+		return Number(x)
+	case float64:
+		return Number(x)
+	default:
+		return v
+	}
+}
+
+// Len is the number of members.
+func (o *Object) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.members)
+}
+
+// Members returns the members in order. The slice must not be modified.
+func (o *Object) Members() []Member {
+	if o == nil {
+		return nil
+	}
+	return o.members
+}
+
+// Keys returns the member names in order.
+func (o *Object) Keys() []string {
+	keys := make([]string, 0, o.Len())
+	for _, m := range o.Members() {
+		keys = append(keys, m.Key)
+	}
+	return keys
+}
+
+// Get returns the value of key and whether the object has it as an own member.
+func (o *Object) Get(key string) (Value, bool) {
+	if o == nil {
+		return nil, false
+	}
+	for i := range o.members {
+		if o.members[i].Key == key {
+			return o.members[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// Has reports whether key is an own member.
+func (o *Object) Has(key string) bool {
+	_, ok := o.Get(key)
+	return ok
+}
+
+// Set replaces the value of key in place, or appends key at the end.
+func (o *Object) Set(key string, v Value) {
+	for i := range o.members {
+		if o.members[i].Key == key {
+			o.members[i].Value = v
+			return
+		}
+	}
+	o.members = append(o.members, Member{Key: key, Value: v})
+}
+
+// Delete removes key if present.
+func (o *Object) Delete(key string) {
+	for i := range o.members {
+		if o.members[i].Key == key {
+			o.members = append(o.members[:i:i], o.members[i+1:]...)
+			return
+		}
+	}
+}
+
+// Clone copies the object deeply, so that a payment built from a seller
+// document never aliases (and never mutates) the document.
+func (o *Object) Clone() *Object {
+	if o == nil {
+		return nil
+	}
+	c := &Object{members: make([]Member, len(o.members))}
+	for i, m := range o.members {
+		c.members[i] = Member{Key: m.Key, Value: Clone(m.Value)}
+	}
+	return c
+}
+
+// Clone copies any Value deeply.
+func Clone(v Value) Value {
+	switch x := v.(type) {
+	case *Object:
+		return x.Clone()
+	case []Value:
+		c := make([]Value, len(x))
+		for i := range x {
+			c[i] = Clone(x[i])
+		}
+		return c
+	default:
+		return v
+	}
+}
+
+// Accessors. Each reports whether v has the asked-for JSON type.
+
+// AsObject returns v as an object.
+func AsObject(v Value) (*Object, bool) {
+	o, ok := v.(*Object)
+	return o, ok && o != nil
+}
+
+// AsArray returns v as an array.
+func AsArray(v Value) ([]Value, bool) {
+	a, ok := v.([]Value)
+	return a, ok
+}
+
+// AsString returns v as a string.
+func AsString(v Value) (string, bool) {
+	s, ok := v.(string)
+	return s, ok
+}
+
+// AsNumber returns v as a number.
+func AsNumber(v Value) (float64, bool) {
+	n, ok := v.(Number)
+	return float64(n), ok
+}
+
+// MaxSafeInteger is 2^53 − 1, JavaScript's Number.MAX_SAFE_INTEGER.
+const MaxSafeInteger = 1<<53 - 1
+
+// AsSafeInt returns v when it is a JSON number with an integral value in
+// [0, 2^53−1]. 60.0 is 60.
+func AsSafeInt(v Value) (int64, bool) {
+	n, ok := v.(Number)
+	if !ok {
+		return 0, false
+	}
+	f := float64(n)
+	if f < 0 || f > MaxSafeInteger || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// GetString returns o[key] when it is a string.
+func (o *Object) GetString(key string) (string, bool) {
+	v, ok := o.Get(key)
+	if !ok {
+		return "", false
+	}
+	return AsString(v)
+}
+
+// GetObject returns o[key] when it is an object.
+func (o *Object) GetObject(key string) (*Object, bool) {
+	v, ok := o.Get(key)
+	if !ok {
+		return nil, false
+	}
+	return AsObject(v)
+}
+
+// Equal reports whether two values are the same JSON, member order included.
+func Equal(a, b Value) bool {
+	switch x := a.(type) {
+	case *Object:
+		y, ok := b.(*Object)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		for i, m := range x.Members() {
+			n := y.members[i]
+			if m.Key != n.Key || !Equal(m.Value, n.Value) {
+				return false
+			}
+		}
+		return true
+	case []Value:
+		y, ok := b.([]Value)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a == b
+	}
+}
+
+// isArrayIndex reports whether key is a canonical array index ("0" to
+// "4294967294"), which JavaScript objects order before every other key.
+func isArrayIndex(key string) (uint32, bool) {
+	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(key, 10, 32)
+	if err != nil || n == math.MaxUint32 {
+		return 0, false
+	}
+	return uint32(n), true
+}

@@ -1,0 +1,16 @@
+// Package all is the default registry: every pairing termsgate implements.
+// Adding a pairing is one line here.
+package all
+
+import (
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
+)
+
+// Default returns a new registry of every pairing, in the order the agreement
+// exchange tries them on an option.
+func Default() *rails.Registry {
+	return rails.NewRegistry(
+		evm.ExactEIP3009{},
+	)
+}

@@ -1,0 +1,113 @@
+// Package evm holds the EVM pairings and their EIP-712 pieces.
+//
+// Where H goes, per pairing in this package:
+//   - x402/exact/eip155/eip3009: the EIP-3009 TransferWithAuthorization nonce (exact_eip3009.go).
+package evm
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/termsgate/termsgate/internal/jsonv"
+)
+
+var (
+	addressPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+	decimalPattern = regexp.MustCompile(`^[0-9]{1,78}$`)
+	hexPattern     = regexp.MustCompile(`^0x([0-9a-fA-F]{2})*$`)
+)
+
+// IsAddress reports whether s is 0x and 40 hex digits (no checksum check:
+// addresses are echoed exactly as the seller wrote them).
+func IsAddress(s string) bool { return addressPattern.MatchString(s) }
+
+var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+// IsUint256Decimal reports whether s is a decimal string of a value < 2^256.
+func IsUint256Decimal(s string) bool {
+	if !decimalPattern.MatchString(s) {
+		return false
+	}
+	n, ok := new(big.Int).SetString(s, 10)
+	return ok && n.Cmp(maxUint256) <= 0
+}
+
+// HexBytes decodes 0x-prefixed hex with an even number of digits.
+func HexBytes(s string) ([]byte, bool) {
+	if !hexPattern.MatchString(s) {
+		return nil, false
+	}
+	b, err := hex.DecodeString(s[2:])
+	return b, err == nil
+}
+
+// TypedDataDigest is the EIP-712 digest of a typed-data object in its JSON
+// request form ({domain, types, primaryType, message}), computed with
+// go-ethereum's apitypes. The request carries chainId as a JSON number and
+// integers as decimal strings, both of which apitypes reads.
+func TypedDataDigest(typedData *jsonv.Object) ([32]byte, error) {
+	p, err := TypedDataHashes(typedData)
+	return p.Digest, err
+}
+
+// TypedDataParts are the hashes EIP-712 combines into the digest.
+type TypedDataParts struct {
+	DomainSeparator, StructHash, Digest [32]byte
+}
+
+// TypedDataHashes computes the domain separator, the message's struct hash
+// and the digest keccak256(0x1901 ‖ domainSeparator ‖ structHash).
+func TypedDataHashes(typedData *jsonv.Object) (TypedDataParts, error) {
+	var td apitypes.TypedData
+	if err := json.Unmarshal(jsonv.Marshal(typedData), &td); err != nil {
+		return TypedDataParts{}, fmt.Errorf("typed data: %w", err)
+	}
+	domain, err := td.HashStruct("EIP712Domain", td.Domain.Map())
+	if err != nil {
+		return TypedDataParts{}, fmt.Errorf("typed data domain: %w", err)
+	}
+	msg, err := td.HashStruct(td.PrimaryType, td.Message)
+	if err != nil {
+		return TypedDataParts{}, fmt.Errorf("typed data message: %w", err)
+	}
+	var p TypedDataParts
+	copy(p.DomainSeparator[:], domain)
+	copy(p.StructHash[:], msg)
+	copy(p.Digest[:], crypto.Keccak256([]byte{0x19, 0x01}, domain, msg))
+	return p, nil
+}
+
+// Recover returns the address whose key made sig (65 bytes r‖s‖v, v 27/28
+// as the vectors and wallets write it) over digest.
+func Recover(digest [32]byte, sig []byte) (common.Address, error) {
+	if len(sig) != 65 {
+		return common.Address{}, errors.New("signature is not 65 bytes")
+	}
+	s := append([]byte(nil), sig...)
+	if s[64] >= 27 {
+		s[64] -= 27 // go-ethereum wants v as 0/1
+	}
+	pub, err := crypto.SigToPub(digest[:], s)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return crypto.PubkeyToAddress(*pub), nil
+}
+
+func field(name, typ string) *jsonv.Object { return jsonv.Obj("name", name, "type", typ) }
+
+// eip712DomainType is the four-field domain every pairing here signs under.
+func eip712DomainType() []jsonv.Value {
+	return []jsonv.Value{
+		field("name", "string"), field("version", "string"),
+		field("chainId", "uint256"), field("verifyingContract", "address"),
+	}
+}
