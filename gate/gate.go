@@ -226,6 +226,7 @@ func rebuild(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash) (ra
 // multi-step payment (then Signed is nil and Next is set).
 type Finished struct {
 	Signed jsonv.Value
+	Landed jsonv.Value // what a push payment's signer reported landing; nil otherwise
 	Next   rails.Request
 	H      atr.Hash
 }
@@ -277,17 +278,28 @@ func finish(p rails.Pairing, bytes []byte, chosen rails.Chosen, signature jsonv.
 	if done.Next != nil {
 		return &Finished{Next: done.Next, H: h}, nil
 	}
+	sent, landed := done.Signed, jsonv.Value(nil)
+	if sd, ok := p.(rails.Sender); ok {
+		type pair struct{ sent, landed jsonv.Value }
+		got, serr := call("bound-failed", func() (pair, error) {
+			a, b := sd.Sent(done.Signed)
+			return pair{a, b}, nil
+		})
+		if serr == nil {
+			sent, landed = got.sent, got.landed
+		}
+	}
 	inside, err := call("bound-failed", func() (string, error) { return p.Bound(done.Signed) })
 	if err != nil {
 		if !p.Pattern().PublicProof && nothingToSign(refusalCode(err)) {
-			return &Finished{Signed: done.Signed, H: h}, nil // its proof is the agreement payment
+			return &Finished{Signed: sent, Landed: landed, H: h}, nil // its proof is the agreement payment
 		}
-		return nil, decline(SignedNotBound, DetailSignedNotBound).with(movedSigned(moved, done.Signed))
+		return nil, decline(SignedNotBound, DetailSignedNotBound).with(movedSigned(moved, sent))
 	}
 	if !atr.EqualText(inside, h) {
-		return nil, decline(SignedNotBound, DetailSignedNotBound).with(movedSigned(moved, done.Signed))
+		return nil, decline(SignedNotBound, DetailSignedNotBound).with(movedSigned(moved, sent))
 	}
-	return &Finished{Signed: done.Signed, H: h}, nil
+	return &Finished{Signed: sent, Landed: landed, H: h}, nil
 }
 
 func movedSigned(m *Moved, signed jsonv.Value) *Moved {

@@ -52,7 +52,9 @@ func refusalCode(err error) string {
 	return fmt.Sprint(err)
 }
 
-func hasSuffix(s, suffix string) bool { return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix }
+func hasSuffix(s, suffix string) bool {
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
 
 // nothingToSign reports a refusal that means "the build is itself the
 // payment": no request for the buyer to sign.

@@ -55,7 +55,11 @@ func (f *Finished) JSON() *jsonv.Object {
 	if f.Next != nil {
 		return jsonv.Obj("atrHash", f.H.String(), "next", f.Next)
 	}
-	return jsonv.Obj("atrHash", f.H.String(), "signed", f.Signed)
+	out := jsonv.Obj("atrHash", f.H.String(), "signed", f.Signed)
+	if f.Landed != nil {
+		out.Set("landed", f.Landed)
+	}
+	return out
 }
 
 // JSON is {atrHash, atr, signed}.
@@ -95,4 +99,3 @@ func ParseChosen(v jsonv.Value) (rails.Chosen, error) {
 func ParseATR(s string) ([]byte, error) {
 	return base64.StdEncoding.Strict().DecodeString(s)
 }
-

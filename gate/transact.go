@@ -16,15 +16,28 @@ const MaxSignerCalls = 2
 // TransactOptions are the optional parts of Transact.
 type TransactOptions struct {
 	Inputs *jsonv.Object
+	// AgreementSigner pays the agreement payment; nil means the main signer.
+	AgreementSigner Signer
+	// Approved is the agreement payment a previous Transact returned in
+	// Approve, passed back unchanged once the agent approved it.
+	Approved *AgreementPayment
 }
 
 // Transacted is a signed payment whose read-back carried H, with the ATR
 // bytes it agrees to. Signed is nil when the pairing had nothing for the
 // buyer to sign.
+//
+// When the pairing needs the agreement exchange and no approved agreement
+// payment was passed, Transact signs nothing and returns Approve: the
+// agreement payment to show the agent, to pass back as
+// TransactOptions.Approved.
 type Transacted struct {
-	Signed jsonv.Value
-	Bytes  []byte
-	H      atr.Hash
+	Signed    jsonv.Value
+	Landed    jsonv.Value
+	Bytes     []byte
+	H         atr.Hash
+	Agreement *AgreementReceipt // the receipt, when an agreement was paid
+	Approve   *AgreementPayment // set (and nothing signed) when approval is needed
 }
 
 // Transact confirms the offer, asks the policy, signs with signer and
@@ -59,29 +72,29 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 			return nil, decline(NoPayableOption, err.Error())
 		}
 	}
-	signed, err := signSteps(ctx, p, c.Chosen, c.Request, signer, c.Bytes, c.H)
+	f, err := signSteps(ctx, p, c.Chosen, c.Request, signer, c.Bytes, c.H)
 	if err != nil {
 		return nil, err
 	}
-	return &Transacted{Signed: signed, Bytes: c.Bytes, H: c.H}, nil
+	return &Transacted{Signed: f.Signed, Landed: f.Landed, Bytes: c.Bytes, H: c.H}, nil
 }
 
 // signSteps drives the signer through at most MaxSignerCalls requests,
 // finishing after each answer (upstream-api.md §2.7).
-func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first rails.Request, signer Signer, bytes []byte, h atr.Hash) (jsonv.Value, error) {
+func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first rails.Request, signer Signer, bytes []byte, h atr.Hash) (*Finished, error) {
 	if first == nil {
 		f, err := finish(p, bytes, chosen, nil)
 		if err != nil {
 			var d *Decline
 			if errors.As(err, &d) && nothingToSign(d.Detail) {
-				return nil, nil
+				return &Finished{H: h}, nil
 			}
 			return nil, err
 		}
 		if f.Next != nil {
 			return nil, decline(SignedNotBound, DetailUnaskedSignature)
 		}
-		return f.Signed, nil
+		return f, nil
 	}
 	moves := false
 	if m, ok := p.(rails.Mover); ok {
@@ -113,7 +126,7 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 			return nil, err
 		}
 		if f.Next == nil {
-			return f.Signed, nil
+			return f, nil
 		}
 		req = f.Next
 	}

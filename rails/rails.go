@@ -117,6 +117,14 @@ type Mover interface {
 	Moves(first Request) bool
 }
 
+// Sender is implemented by pairings whose completed payment carries values
+// only the read-back needs (a push payment's landed receipt): Sent is the
+// payment as it is sent, Landed what was stripped from it. Check takes the
+// payment with landed put back.
+type Sender interface {
+	Sent(signed jsonv.Value) (sent, landed jsonv.Value)
+}
+
 // Namespace is a pairing id up to its first '/': "x402", "mpp", …
 func Namespace(id string) string {
 	ns, _, _ := strings.Cut(id, "/")

@@ -1,0 +1,60 @@
+package signer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/google/uuid"
+
+	"github.com/termsgate/termsgate/internal/jsonv"
+)
+
+func TestLocalAccountIsTheAnvilAddress(t *testing.T) {
+	l, err := FromHex(AnvilKey, "eip155:84532")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Account(); got != "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" {
+		t.Fatalf("account %s", got)
+	}
+}
+
+func TestLocalRefusesWhatItCannotSign(t *testing.T) {
+	l, _ := FromHex(AnvilKey, "eip155:84532")
+	for _, req := range []*jsonv.Object{
+		jsonv.Obj("kind", "solana-message"),
+		jsonv.Obj("kind", "eip712"),
+		jsonv.Obj("kind", "eip712", "typedData", jsonv.Obj("primaryType", "Nope")),
+	} {
+		if _, err := l.Sign(context.Background(), req); err == nil {
+			t.Errorf("signed %s", jsonv.String(req))
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Sign(ctx, jsonv.Obj("kind", "eip712")); err == nil {
+		t.Error("signed after cancellation")
+	}
+}
+
+func TestKeystoreRoundTripAndWrongPassphrase(t *testing.T) {
+	priv, _ := crypto.HexToECDSA(strings.TrimPrefix(AnvilKey, "0x"))
+	key := &keystore.Key{Id: uuid.New(), Address: crypto.PubkeyToAddress(priv.PublicKey), PrivateKey: priv}
+	blob, err := keystore.EncryptKey(key, "correct horse", keystore.LightScryptN, keystore.LightScryptP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := FromKeystore(blob, "correct horse", "eip155:84532")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Address() != key.Address {
+		t.Fatalf("address %s", l.Address())
+	}
+	if _, err := FromKeystore(blob, "wrong", "eip155:84532"); err == nil || !strings.Contains(err.Error(), "could not decrypt") {
+		t.Fatalf("wrong passphrase: %v", err)
+	}
+}
