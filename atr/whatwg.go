@@ -403,8 +403,10 @@ func hasPunycodeLabel(s string) bool {
 // ideographic full stops, ignored code points), refuses code points that are
 // never valid (controls, unassigned, private use, surrogates, spaces, format
 // characters, U+FFFD), decodes "xn--" labels and refuses bad Punycode, an
-// all-ASCII or empty decoding, and decoded code points that mapping would
-// change. Not checked: NFC, the bidi rule and the joiner contexts. The result
+// all-ASCII or empty decoding, and decoded code points that case mapping
+// would change, and applies the bidi rule with approximate bidi classes. Not
+// checked: NFC, compatibility mappings (such as ¾ → 3⁄4) inside decoded
+// labels, and the joiner contexts (ZWJ/ZWNJ are refused). The result
 // keeps non-ASCII labels as Unicode, because only its pass/fail and its ASCII
 // labels are used; an https link (ASCII by rule) is serialised exactly.
 func uts46(domain string) (string, bool) {
@@ -416,12 +418,16 @@ func uts46(domain string) (string, bool) {
 		case r >= 0xFF01 && r <= 0xFF5E:
 			b.WriteRune(unicode.ToLower(r - 0xFEE0))
 		case isIgnored(r):
+		case r == 0x130: // İ maps to i and a combining dot, not to plain i
+			b.WriteString("i\u0307")
 		default:
 			b.WriteRune(unicode.ToLower(r))
 		}
 	}
 	mapped := b.String()
-	for _, label := range strings.Split(mapped, ".") {
+	labels := strings.Split(mapped, ".")
+	runes := make([][]rune, len(labels))
+	for i, label := range labels {
 		if strings.HasPrefix(label, "xn--") {
 			if !isASCII(label) {
 				return "", false
@@ -430,13 +436,105 @@ func uts46(domain string) (string, bool) {
 			if !ok || len(dec) == 0 || isASCIIRunes(dec) || !validLabel(dec, true) {
 				return "", false
 			}
+			runes[i] = dec
 			continue
 		}
-		if !isASCII(label) && !validLabel([]rune(label), false) {
+		runes[i] = []rune(label)
+		if !isASCII(label) && !validLabel(runes[i], false) {
 			return "", false
 		}
 	}
+	if !bidiOK(runes) {
+		return "", false
+	}
 	return mapped, true
+}
+
+// bidiClass is the part of the Unicode bidi classes RFC 5893 looks at.
+type bidiClass int
+
+const (
+	bidiL   bidiClass = iota // left to right letters, and what is not listed below
+	bidiR                    // R and AL: letters of right-to-left scripts
+	bidiAN                   // Arabic-Indic digits
+	bidiEN                   // European digits
+	bidiNSM                  // non-spacing and enclosing marks
+	bidiON                   // ES, CS, ET, ON, BN and the rest of the neutrals
+)
+
+var rtlScripts = []*unicode.RangeTable{
+	unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko, unicode.Samaritan,
+	unicode.Mandaic, unicode.Adlam, unicode.Hanifi_Rohingya, unicode.Yezidi, unicode.Mende_Kikakui,
+	unicode.Imperial_Aramaic, unicode.Phoenician, unicode.Kharoshthi, unicode.Avestan, unicode.Manichaean,
+}
+
+// classify approximates a code point's bidi class from its script and
+// category, which is close enough to tell a right-to-left label from a
+// left-to-right one.
+func classify(r rune) bidiClass {
+	switch {
+	case '0' <= r && r <= '9', 0x6F0 <= r && r <= 0x6F9, r == 0xB2, r == 0xB3, r == 0xB9:
+		return bidiEN
+	case 0x660 <= r && r <= 0x669, 0x600 <= r && r <= 0x605, r == 0x66B, r == 0x66C, r == 0x6DD, r == 0x8E2,
+		0x10D30 <= r && r <= 0x10D39, 0x10E60 <= r && r <= 0x10E7E:
+		return bidiAN
+	case unicode.In(r, unicode.Mn, unicode.Me):
+		return bidiNSM
+	case unicode.In(r, unicode.L, unicode.Mc) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.No, r):
+		if unicode.In(r, rtlScripts...) {
+			return bidiR
+		}
+		return bidiL
+	case unicode.In(r, rtlScripts...) && !unicode.In(r, unicode.P, unicode.S, unicode.Z):
+		return bidiR
+	}
+	return bidiON
+}
+
+// bidiOK applies RFC 5893's six conditions to every label when the domain
+// holds a right-to-left label, as UTS #46's CheckBidi does.
+func bidiOK(labels [][]rune) bool {
+	bidi := false
+	for _, l := range labels {
+		for _, r := range l {
+			if c := classify(r); c == bidiR || c == bidiAN {
+				bidi = true
+			}
+		}
+	}
+	if !bidi {
+		return true
+	}
+	for _, l := range labels {
+		if len(l) == 0 {
+			continue
+		}
+		first := classify(l[0])
+		if first != bidiL && first != bidiR {
+			return false
+		}
+		end := len(l) - 1
+		for end > 0 && classify(l[end]) == bidiNSM {
+			end--
+		}
+		last := classify(l[end])
+		hasEN, hasAN := false, false
+		for _, r := range l {
+			c := classify(r)
+			hasEN = hasEN || c == bidiEN
+			hasAN = hasAN || c == bidiAN
+			if first == bidiR && c == bidiL || first == bidiL && (c == bidiR || c == bidiAN) {
+				return false
+			}
+		}
+		if first == bidiR && (last == bidiL || last == bidiON || last == bidiNSM || hasEN && hasAN) {
+			return false
+		}
+		if first == bidiL && last != bidiL && last != bidiEN {
+			return false
+		}
+	}
+	return true
 }
 
 // isIgnored lists UTS #46 "ignored" code points that can plausibly appear.
