@@ -567,10 +567,11 @@ func validLabel(label []rune, decoded bool) bool {
 			}
 			continue
 		}
-		if r == utf8.RuneError || r >= 0xFF00 && r <= 0xFFEF && decoded || r == 0x3002 {
+		if r == utf8.RuneError || r == 0x3002 {
 			return false
 		}
-		if decoded && (unicode.ToLower(r) != r || unicode.IsUpper(r) || unicode.IsTitle(r) || isIgnored(r)) {
+		if decoded && (unicode.ToLower(r) != r || unicode.IsUpper(r) || unicode.IsTitle(r) || isIgnored(r) ||
+			unicode.Is(compatMapped, r)) {
 			return false
 		}
 		if unicode.In(r, unicode.Cc, unicode.Cs, unicode.Co, unicode.Cf, unicode.Z) {
@@ -581,6 +582,32 @@ func validLabel(label []rune, decoded bool) bool {
 		}
 	}
 	return true
+}
+
+// compatMapped holds code points UTS #46 maps to something else by
+// compatibility (¾, ², ligatures, Kangxi radicals, compatibility jamo and
+// ideographs, presentation forms, mathematical letters …). Mapped code points
+// are fine in a Unicode label, which the mapping rewrites, but never valid
+// inside a decoded "xn--" label. The blocks are taken whole where nearly every
+// code point in them is mapped or disallowed; this is an approximation of the
+// mapping table, which the standard library does not carry.
+var compatMapped = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{0x00A8, 0x00A8, 1}, {0x00AA, 0x00AA, 1}, {0x00AF, 0x00AF, 1}, {0x00B2, 0x00B5, 1},
+		{0x00B8, 0x00BA, 1}, {0x00BC, 0x00BE, 1}, {0x0132, 0x0133, 1}, {0x013F, 0x0140, 1},
+		{0x0149, 0x0149, 1}, {0x017F, 0x017F, 1}, {0x01C4, 0x01CC, 1}, {0x01F1, 0x01F3, 1},
+		{0x02B0, 0x02B8, 1}, {0x02D8, 0x02DD, 1}, {0x02E0, 0x02E4, 1}, {0x0340, 0x0341, 1},
+		{0x0343, 0x0345, 1}, {0x0374, 0x0374, 1}, {0x037A, 0x037A, 1}, {0x037E, 0x037E, 1},
+		{0x0384, 0x0385, 1}, {0x0387, 0x0387, 1}, {0x1D2C, 0x1D6A, 1}, {0x1D9B, 0x1DBF, 1},
+		{0x2070, 0x209F, 1}, {0x20A8, 0x20A8, 1}, {0x2150, 0x217F, 1}, {0x2460, 0x24EA, 1},
+		{0x2F00, 0x2FD5, 1}, {0x3131, 0x318E, 1}, {0x3192, 0x319F, 1}, {0x3200, 0x33FF, 1},
+		{0xF900, 0xFA0D, 1}, {0xFB00, 0xFB1D, 1}, {0xFB1F, 0xFB4F, 1}, {0xFB50, 0xFDFF, 1},
+		{0xFE10, 0xFE19, 1}, {0xFE30, 0xFE6F, 1}, {0xFE70, 0xFEFC, 1}, {0xFF00, 0xFFEF, 1},
+	},
+	R32: []unicode.Range32{
+		{0x1D400, 0x1D7FF, 1}, {0x1EE00, 0x1EEFF, 1}, {0x1F100, 0x1F10A, 1}, {0x1F110, 0x1F16C, 1},
+		{0x1F190, 0x1F190, 1}, {0x1F200, 0x1F251, 1}, {0x2F800, 0x2FA1D, 1},
+	},
 }
 
 // punycodeDecode is RFC 3492's decoder. It fails on a non-basic code point in

@@ -2,65 +2,40 @@ package gate
 
 import (
 	"context"
+	"errors"
 
+	"github.com/termsgate/termsgate/agreement"
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
 )
 
 // AgreementPayment is the agreement payment shown to the agent for approval
-// before anything is signed: the URL, the option it would pay (amount in
-// atomic units, asset, payTo, network) and the whole PAYMENT-REQUIRED
-// document it came from.
-type AgreementPayment struct {
-	URL      string
-	Option   *jsonv.Object
-	Required *jsonv.Object
-}
+// before anything is signed: {url, option, required}.
+type AgreementPayment = agreement.Payment
 
-// JSON is {url, option, required}.
-func (a *AgreementPayment) JSON() *jsonv.Object {
-	return jsonv.Obj("url", a.URL, "option", a.Option, "required", a.Required)
-}
+// AgreementReceipt is the agreement URL's receipt for H.
+type AgreementReceipt = agreement.Receipt
 
-// ParseAgreementPayment reads {url: string, option: object, required: object}.
-// Anything else is no approved payment (no-payable-option,
-// <ns>/input-malformed, where ns is the caller's namespace).
+// ParseAgreementPayment reads an approved agreement payment from JSON.
+// Anything but {url: string, option: object, required: object} is
+// no-payable-option, <ns>/input-malformed (ns "x402" when empty).
 func ParseAgreementPayment(v jsonv.Value, ns string) (*AgreementPayment, error) {
-	o, ok := jsonv.AsObject(v)
 	if ns == "" {
 		ns = "x402"
 	}
-	bad := decline(NoPayableOption, ns+"/input-malformed")
+	p, ok := agreement.ParsePayment(v)
 	if !ok {
-		return nil, bad
+		return nil, decline(NoPayableOption, ns+"/input-malformed")
 	}
-	url, ok1 := o.GetString("url")
-	option, ok2 := o.GetObject("option")
-	required, ok3 := o.GetObject("required")
-	if !ok1 || !ok2 || !ok3 {
-		return nil, bad
-	}
-	return &AgreementPayment{URL: url, Option: option, Required: required}, nil
+	return p, nil
 }
 
-// AgreementReceipt is the agreement URL's answer once the agreement payment
-// is recorded. It is not authenticated: the public proof is the named
-// transaction on network.
-type AgreementReceipt struct {
-	ATRHash     string
-	Network     string
-	Transaction string
-}
-
-// JSON is {atrHash, agreed: true, network, transaction}.
-func (r *AgreementReceipt) JSON() *jsonv.Object {
-	return jsonv.Obj("atrHash", r.ATRHash, "agreed", true, "network", r.Network, "transaction", r.Transaction)
-}
-
-// AgreeOptions are the optional parts of Agree.
+// AgreeOptions are the optional parts of Agree. Inputs is a JSON object of
+// buyer inputs for the agreement option; anything else is declined.
 type AgreeOptions struct {
 	Approved *AgreementPayment
-	Inputs   *jsonv.Object
+	Inputs   jsonv.Value
 }
 
 // Agreed is what Agree gives: either the payment to approve (nothing
@@ -74,12 +49,80 @@ type Agreed struct {
 // Agree runs the agreement exchange for atrBytes at url (upstream-api.md §7):
 // the first call (no Approved) makes one unpaid request and returns the
 // payment to approve, signing nothing; the second, given that payment
-// unchanged, pays it and returns the receipt.
+// unchanged, pays it and returns the receipt. Cancelling ctx before the
+// payment is sent is agreement-failed; after, agreement-pending with the
+// payment kept as moved, to present again later.
 func (g *Gate) Agree(ctx context.Context, atrBytes []byte, url string, signer Signer, opts *AgreeOptions) (*Agreed, error) {
-	return g.agree(ctx, atrBytes, url, signer, opts, "")
+	if opts == nil {
+		opts = &AgreeOptions{}
+	}
+	inputs, err := inputsObject(opts.Inputs, "x402")
+	if err != nil {
+		return nil, err
+	}
+	if signer == nil {
+		return nil, decline(NoPayableOption, "x402/input-malformed")
+	}
+	return g.agree(ctx, atrBytes, url, signer, opts.Approved, inputs, "")
 }
 
-// agree is replaced by the exchange in exchange.go.
-func (g *Gate) agree(ctx context.Context, atrBytes []byte, url string, signer Signer, opts *AgreeOptions, ns string) (*Agreed, error) {
-	return nil, decline(AgreementFailed, "The agreement exchange is not built yet.")
+func (g *Gate) agree(ctx context.Context, atrBytes []byte, url string, signer Signer, approved *AgreementPayment, inputs *jsonv.Object, ns string) (*Agreed, error) {
+	h := atr.Sum(atrBytes)
+	x := &agreement.Exchange{
+		Client:   g.fetcher().Client,
+		Pairings: g.pairings(),
+		Pay:      g.payAgreement,
+		Now:      g.Now,
+		Sleep:    g.Sleep,
+		NewRef:   g.NewRef,
+		Progress: func(step string) { progress(ctx, step) },
+	}
+	res, err := x.Run(ctx, atrBytes, url, signer, agreement.Options{Approved: approved, Inputs: inputs, Namespace: ns})
+	if err != nil {
+		var f *agreement.Failure
+		if errors.As(err, &f) {
+			d := decline(Code(f.Code), f.Detail)
+			if f.Moved != nil {
+				d.Moved = &Moved{Signed: f.Moved, Bytes: atrBytes, H: h}
+			}
+			return nil, d
+		}
+		return nil, err // the gate's own decline from payAgreement
+	}
+	return &Agreed{H: h, Approve: res.Approve, Receipt: res.Receipt}, nil
+}
+
+// payAgreement signs an agreement payment exactly as a main payment is
+// signed: built with the hash of the bytes, the policy asked first, H read
+// back before it is released.
+func (g *Gate) payAgreement(ctx context.Context, p rails.Pairing, chosen rails.Chosen, signer rails.Signer, atrBytes []byte) (jsonv.Value, error) {
+	h := atr.Sum(atrBytes)
+	req, d := build(p, chosen, atrBytes, h)
+	if d != nil {
+		return nil, d
+	}
+	if err := g.allow(ctx, p.ID(), h, req, chosen); err != nil {
+		return nil, err
+	}
+	f, err := signSteps(ctx, p, chosen, req, signer, atrBytes, h)
+	if err != nil {
+		return nil, err
+	}
+	return f.Signed, nil
+}
+
+// inputsObject reads buyer inputs given as JSON: absent is none, an object is
+// the inputs, anything else is declined before anything is fetched.
+func inputsObject(v jsonv.Value, ns string) (*jsonv.Object, error) {
+	switch x := v.(type) {
+	case nil:
+		return &jsonv.Object{}, nil
+	case *jsonv.Object:
+		if x == nil {
+			return &jsonv.Object{}, nil
+		}
+		return x, nil
+	default:
+		return nil, decline(NoPayableOption, ns+"/input-malformed")
+	}
 }

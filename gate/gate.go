@@ -31,6 +31,9 @@ type Gate struct {
 	Fetcher  *atr.Fetcher     // the caller's client goes in Fetcher.Client
 	Now      func() time.Time // injected in tests
 	NewRef   func() string    // injected in tests
+	// Sleep waits between agreement requests; nil is a real timer. Tests
+	// inject one that advances their clock.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Policy, when set, is asked after the hash comparison and before any
 	// signer call; a non-nil error declines the payment.
 	Policy Policy
@@ -132,16 +135,25 @@ type Confirmed struct {
 
 // Confirm runs the checks up to the signing request, in the order of
 // upstream-api.md §2.1. It never calls a signer.
-func (g *Gate) Confirm(ctx context.Context, doc jsonv.Value, pairing, account string, inputs *jsonv.Object) (*Confirmed, error) {
-	c, _, err := g.confirm(ctx, doc, pairing, account, inputs)
+//
+// inputs are the buyer's inputs as JSON: nil for none, else an object
+// (anything else is declined no-payable-option, <ns>/input-malformed, before
+// anything is fetched).
+func (g *Gate) Confirm(ctx context.Context, doc jsonv.Value, pairing, account string, inputs jsonv.Value) (*Confirmed, error) {
+	p, d := g.lookup(pairing)
+	if d != nil {
+		return nil, d
+	}
+	in, err := inputsObject(inputs, rails.Namespace(pairing))
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := g.confirm(ctx, doc, p, account, in)
 	return c, err
 }
 
-func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, pairing, account string, inputs *jsonv.Object) (*Confirmed, rails.Pairing, error) {
-	p, d := g.lookup(pairing)
-	if d != nil {
-		return nil, nil, d
-	}
+func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, account string, inputs *jsonv.Object) (*Confirmed, rails.Pairing, error) {
+	pairing := p.ID()
 	ns := rails.Namespace(pairing)
 	read, err := call(ns+"/read-failed", func() (rails.Read, error) { return p.Read(doc) })
 	if err != nil {
@@ -151,9 +163,6 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, pairing, account st
 	agreement := ""
 	if !publicProof {
 		agreement = read.Agreement
-	}
-	if inputs == nil {
-		inputs = &jsonv.Object{}
 	}
 	ref := g.newRef()
 	choice, err := call(ns+"/no-payable-option", func() (jsonv.Value, error) {

@@ -15,7 +15,8 @@ const MaxSignerCalls = 2
 
 // TransactOptions are the optional parts of Transact.
 type TransactOptions struct {
-	Inputs *jsonv.Object
+	// Inputs are the buyer's inputs as JSON: nil, or an object.
+	Inputs jsonv.Value
 	// AgreementSigner pays the agreement payment; nil means the main signer.
 	AgreementSigner Signer
 	// Approved is the agreement payment a previous Transact returned in
@@ -40,43 +41,72 @@ type Transacted struct {
 	Approve   *AgreementPayment // set (and nothing signed) when approval is needed
 }
 
-// Transact confirms the offer, asks the policy, signs with signer and
+// Transact confirms the offer, runs the agreement exchange when the pairing's
+// payment is no public proof, asks the policy, signs with signer and
 // finishes (upstream-api.md §2.4). The signer is called only after the ATR's
-// hash matched, at most twice.
+// hash matched (and, where one is needed, after the agreement's receipt), at
+// most twice for the payment.
 func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, signer Signer, opts *TransactOptions) (*Transacted, error) {
-	if _, d := g.lookup(pairing); d != nil {
+	p, d := g.lookup(pairing)
+	if d != nil {
 		return nil, d
 	}
-	if signer == nil {
-		return nil, decline(NoPayableOption, rails.Namespace(pairing)+"/input-malformed")
+	ns := rails.Namespace(pairing)
+	if opts == nil {
+		opts = &TransactOptions{}
 	}
-	var inputs *jsonv.Object
-	if opts != nil {
-		inputs = opts.Inputs
-	}
-	c, p, err := g.confirm(ctx, doc, pairing, signer.Account(), inputs)
+	inputs, err := inputsObject(opts.Inputs, ns)
 	if err != nil {
 		return nil, err
 	}
-	if c.Chosen.Agreement != "" {
-		// The agreement exchange (pay the public-proof agreement first) is not
-		// in this build: refuse rather than sign a payment that proves nothing.
-		return nil, decline(AgreementFailed, "This gate cannot run the agreement exchange the pairing needs.")
+	if signer == nil {
+		return nil, decline(NoPayableOption, ns+"/input-malformed")
 	}
-	if g.Policy != nil && c.Request != nil {
-		if err := g.Policy.Allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen}); err != nil {
-			var d *Decline
-			if errors.As(err, &d) {
-				return nil, d
-			}
-			return nil, decline(NoPayableOption, err.Error())
+	c, _, err := g.confirm(ctx, doc, p, signer.Account(), inputs)
+	if err != nil {
+		return nil, err
+	}
+	out := &Transacted{Bytes: c.Bytes, H: c.H}
+	if c.Chosen.Agreement != "" {
+		payer := opts.AgreementSigner
+		if payer == nil {
+			payer = signer
 		}
+		agreed, err := g.agree(ctx, c.Bytes, c.Chosen.Agreement, payer, opts.Approved, inputs, ns)
+		if err != nil {
+			return nil, err
+		}
+		if agreed.Receipt == nil {
+			out.Approve = agreed.Approve
+			return out, nil
+		}
+		out.Agreement = agreed.Receipt
+	}
+	if err := g.allow(ctx, pairing, c.H, c.Request, c.Chosen); err != nil {
+		return nil, err
 	}
 	f, err := signSteps(ctx, p, c.Chosen, c.Request, signer, c.Bytes, c.H)
 	if err != nil {
 		return nil, err
 	}
-	return &Transacted{Signed: f.Signed, Landed: f.Landed, Bytes: c.Bytes, H: c.H}, nil
+	out.Signed, out.Landed = f.Signed, f.Landed
+	return out, nil
+}
+
+// allow asks the policy about a payment about to be signed.
+func (g *Gate) allow(ctx context.Context, pairing string, h atr.Hash, req rails.Request, chosen rails.Chosen) error {
+	if g.Policy == nil || req == nil {
+		return nil
+	}
+	err := g.Policy.Allow(ctx, PaymentSummary{Pairing: pairing, H: h, Request: req, Chosen: chosen})
+	if err == nil {
+		return nil
+	}
+	var d *Decline
+	if errors.As(err, &d) {
+		return d
+	}
+	return decline(NoPayableOption, err.Error())
 }
 
 // signSteps drives the signer through at most MaxSignerCalls requests,
