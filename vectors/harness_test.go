@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -93,12 +94,25 @@ type atrSeller struct {
 	answer  http.HandlerFunc
 	fetches atomic.Int64
 	headers []http.Header
+	// The agreement URL (host api.seller.example) answers from its script.
+	agreement *agreementScript
 }
 
 func newATRSeller(t testing.TB) *atrSeller {
 	t.Helper()
 	s := &atrSeller{}
 	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Host, "api.seller.example") {
+			s.mu.Lock()
+			script := s.agreement
+			s.mu.Unlock()
+			if script == nil {
+				http.NotFound(w, r)
+				return
+			}
+			script.ServeHTTP(w, r)
+			return
+		}
 		s.fetches.Add(1)
 		s.mu.Lock()
 		s.headers = append(s.headers, r.Header.Clone())
@@ -185,4 +199,91 @@ func wantDecline(t testing.TB, err error, code gate.Code, detail string) *gate.D
 		t.Fatalf("want detail %q, got %q", detail, d.Detail)
 	}
 	return d
+}
+
+// agreementScript answers agreement requests in order; the last step repeats
+// when it says so. It records what it was asked.
+type agreementScript struct {
+	mu       sync.Mutex
+	steps    []agreementStep
+	next     int
+	unpaid   int
+	paid     int
+	payments []string
+	headers  []http.Header
+	clock    *fakeClock  // when set, paidAt records the simulated time of each paid request
+	paidAt   []time.Time
+}
+
+type agreementStep struct {
+	status          int
+	paymentRequired string // the header value, already encoded
+	retryAfter      *string
+	body            []byte
+	contentEncoding string
+	repeats         bool
+}
+
+func (a *agreementScript) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.headers = append(a.headers, r.Header.Clone())
+	if p := r.Header.Get("PAYMENT-SIGNATURE"); p != "" {
+		a.paid++
+		a.payments = append(a.payments, p)
+		if a.clock != nil {
+			a.paidAt = append(a.paidAt, a.clock.Now())
+		}
+	} else {
+		a.unpaid++
+	}
+	var st agreementStep
+	if a.next < len(a.steps) {
+		st = a.steps[a.next]
+		if !st.repeats {
+			a.next++
+		}
+	} else {
+		st = agreementStep{status: 500}
+	}
+	a.mu.Unlock()
+	if st.paymentRequired != "" {
+		w.Header().Set("PAYMENT-REQUIRED", st.paymentRequired)
+	}
+	if st.retryAfter != nil {
+		w.Header().Set("Retry-After", *st.retryAfter)
+	}
+	if st.contentEncoding != "" {
+		w.Header().Set("Content-Encoding", st.contentEncoding)
+	}
+	w.WriteHeader(st.status)
+	_, _ = w.Write(st.body)
+}
+
+func (a *agreementScript) counts() (unpaid, paid int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.unpaid, a.paid
+}
+
+// fakeClock is the gate's clock and sleeper in the agreement rows: sleeping
+// advances it, so minutes of the exchange pass in milliseconds.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return nil
 }
