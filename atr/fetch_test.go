@@ -3,9 +3,9 @@ package atr
 import (
 	"bufio"
 	"bytes"
-	"crypto/tls"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -564,8 +564,10 @@ func TestFetchOddDoers(t *testing.T) {
 		}), code: CodeUnfetchable, detail: DetailUnfetchable},
 		"panics": {d: doerFunc(func(*http.Request) (*http.Response, error) { panic("boom") }),
 			code: CodeUnfetchable, detail: DetailUnfetchable},
-		"nil body":         {d: answer(200, nil, nil, -1), want: ""},
-		"nil header":       {d: doerFunc(func(*http.Request) (*http.Response, error) { return &http.Response{StatusCode: 200, Body: long(3), ContentLength: -1}, nil }), want: "\x00\x00\x00"},
+		"nil body": {d: answer(200, nil, nil, -1), want: ""},
+		"nil header": {d: doerFunc(func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Body: long(3), ContentLength: -1}, nil
+		}), want: "\x00\x00\x00"},
 		"bad reader":       {d: answer(200, nil, io.NopCloser(badReader{}), -1), code: CodeUnfetchable, detail: DetailUnfetchable},
 		"bad reader sized": {d: answer(200, nil, io.NopCloser(badReader{}), 5), code: CodeUnfetchable, detail: DetailUnfetchable},
 		"decoded by transport": {d: doerFunc(func(r *http.Request) (*http.Response, error) {

@@ -482,6 +482,63 @@ func TestBuyer(t *testing.T) {
 		})
 	})
 
+	// B19–B22 are newer than this copy of buyer.json; vectors-reference.md
+	// specifies them in words.
+	t.Run("B19", func(t *testing.T) {
+		s.serveBytes(f.A)
+		g := s.gateFor(f.now, nil)
+		c, err := g.Confirm(context.Background(), f.D, pairing, f.account, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := &stub{}
+		other := c.Chosen
+		other.Pairing = "x402/exact/eip155/permit2"
+		g.Pairings = rails.NewRegistry(st)
+		_, err = g.Finish(f.A, pairing, other, str(t, f.vectorB6, "signature"))
+		wantDecline(t, err, gate.PairingNotSupported, "The chosen payment is not for the pairing "+pairing+".")
+		if st.buildSaw != "" {
+			t.Fatal("rebuilt before the pairing check")
+		}
+	})
+	t.Run("B20", func(t *testing.T) {
+		s.serveBytes(f.A)
+		for _, bad := range []jsonv.Value{"x", []jsonv.Value{}, jsonv.Number(0), false} {
+			_, err := s.gateFor(f.now, nil).Confirm(context.Background(), f.D, pairing, f.account, bad)
+			wantDecline(t, err, gate.NoPayableOption, "x402/input-malformed")
+			sg := newCountingSigner(t, f.key, f.network)
+			_, err = s.gateFor(f.now, nil).Transact(context.Background(), f.D, pairing, sg, &gate.TransactOptions{Inputs: bad})
+			wantDecline(t, err, gate.NoPayableOption, "x402/input-malformed")
+		}
+		if s.fetches.Load() != 0 {
+			t.Fatalf("%d fetches", s.fetches.Load())
+		}
+	})
+	t.Run("B21", func(t *testing.T) {
+		s.serveBytes(f.A)
+		doc := f.D.Clone()
+		opt, _ := jsonv.AsObject(get(t, doc, "accepts").([]jsonv.Value)[0])
+		opt.Set("network", "eip155:0")
+		_, err := s.gateFor(f.now, nil).Confirm(context.Background(), doc, pairing, "eip155:0:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", nil)
+		wantDecline(t, err, gate.OfferUnreadable, "x402/no-payable-option")
+		if s.fetches.Load() != 0 {
+			t.Fatalf("%d fetches", s.fetches.Load())
+		}
+	})
+	t.Run("B22", func(t *testing.T) {
+		s.serveBytes(f.A)
+		prefix := "https://atr.seller.example/"
+		link := prefix + strings.Repeat("a", 2048-len(prefix)-1) + "😀" // 2048 code points, 2049 UTF-16 units
+		if n := len([]rune(link)); n != 2048 || atr.UTF16Len(link) != 2049 {
+			t.Fatalf("link has %d code points, %d units", n, atr.UTF16Len(link))
+		}
+		_, err := s.gateFor(f.now, nil).Confirm(context.Background(), f.docWithLink(link), pairing, f.account, nil)
+		wantDecline(t, err, gate.OfferUnreadable, "x402/legal-context-malformed")
+		if s.fetches.Load() != 0 {
+			t.Fatalf("%d fetches", s.fetches.Load())
+		}
+	})
+
 	// BA1–BA19 and BE2 are in agreement_test.go.
 	t.Run("BS1", func(t *testing.T) { t.Skip("x402/exact/stellar is not implemented yet (a later rails issue)") })
 	t.Run("BS2", func(t *testing.T) { t.Skip("mpp/charge/stellar is not implemented yet (a later rails issue)") })

@@ -211,7 +211,7 @@ type agreementScript struct {
 	paid     int
 	payments []string
 	headers  []http.Header
-	clock    *fakeClock  // when set, paidAt records the simulated time of each paid request
+	clock    *fakeClock // when set, paidAt records the simulated time of each paid request
 	paidAt   []time.Time
 }
 

@@ -35,6 +35,7 @@ type Seller struct {
 	mu       sync.Mutex
 	atrBytes []byte
 	h        atr.Hash
+	lie      []byte
 	lastErr  error
 	payer    string
 }
@@ -63,6 +64,15 @@ func (s *Seller) SetATR(b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.atrBytes, s.h = b, atr.Sum(b)
+}
+
+// Lie makes the seller serve b at the ATR link while its 402 keeps
+// advertising the hash of its terms: a hostile seller, for the demo and the
+// tests. Nil stops lying.
+func (s *Seller) Lie(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lie = b
 }
 
 // Hash is the hash of the ATR currently served.
@@ -113,6 +123,9 @@ func (s *Seller) serveATR(w http.ResponseWriter, r *http.Request) {
 	s.ATRFetches.Add(1)
 	s.mu.Lock()
 	b, h := s.atrBytes, s.h
+	if s.lie != nil {
+		b = s.lie
+	}
 	s.mu.Unlock()
 	if r.URL.Path != "/"+h.String() {
 		http.NotFound(w, r)
