@@ -54,14 +54,12 @@ type sealer struct {
 // processKey is the key of every server in this process that was given none:
 // two servers in one process accept each other's values, a restarted process
 // does not (as upstream).
-var processKey = sync.OnceValue(func() []byte {
+var processKey = sync.OnceValues(func() ([]byte, error) {
 	k := make([]byte, SealKeySize)
 	if _, err := rand.Read(k); err != nil {
-		// crypto/rand does not fail on supported platforms; a predictable key
-		// would make every seal forgeable, so stop rather than go on.
-		panic(fmt.Sprintf("mcpserver: no randomness for the seal key: %v", err))
+		return nil, fmt.Errorf("mcpserver: no randomness for the seal key: %w", err)
 	}
-	return k
+	return k, nil
 })
 
 // mac is "0x" and 64 lowercase hex of HMAC(key, label "\n" canonical JSON).

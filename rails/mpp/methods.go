@@ -16,6 +16,7 @@ const (
 	PairingTempoMemo        = "mpp/charge/tempo/memo"
 	PairingTempoPush        = "mpp/charge/tempo/push"
 	PairingSessionTempo     = "mpp/session/tempo"
+	PairingSessionEVM       = "mpp/session/evm"
 	PairingSubscription     = "mpp/subscription/tempo"
 	PairingLightning        = "mpp/charge/lightning"
 )
@@ -29,6 +30,7 @@ type methodCheck func(request, details *jsonv.Object) ([]string, error)
 var methodChecks = map[string]methodCheck{
 	"charge/evm":         evmCharge,
 	"charge/tempo":       tempoCharge,
+	"session/evm":        evmSession,
 	"session/tempo":      tempoSession,
 	"subscription/tempo": tempoSubscription,
 	"charge/lightning":   lightningCharge,
@@ -146,6 +148,38 @@ func tempoCharge(r, d *jsonv.Object) ([]string, error) {
 		return nil, refuse(CodeModesPullOnly)
 	}
 	return out, nil
+}
+
+// evmSession only names mpp/session/evm (built by the EVM channels work,
+// not here), so that its challenges check as the reference checks them.
+func evmSession(r, d *jsonv.Object) ([]string, error) {
+	if d.Has("channelId") || d.Has("sessionSnapshot") {
+		return nil, refuse(CodeChannelNamed)
+	}
+	if !isAddressAt(d, "escrowContract") {
+		return nil, refuse(CodeEscrowMalformed)
+	}
+	if !isPositiveInt(d, "chainId") {
+		return nil, refuse(CodeChainIDRequired)
+	}
+	if !isAddressAt(r, "currency") || !isAddressAt(r, "recipient") {
+		return nil, refuse(CodeRequestMalformed)
+	}
+	if d.Has("permit2Contract") && !isAddressAt(d, "permit2Contract") {
+		return nil, refuse(CodeRequestMalformed)
+	}
+	if types, has := d.Get("credentialTypes"); has {
+		list, ok := jsonv.AsArray(types)
+		if !ok || len(list) == 0 {
+			return nil, refuse(CodeCredentialTypes)
+		}
+		for _, t := range list {
+			if t != "permit2" && t != "authorization" && t != "hash" {
+				return nil, refuse(CodeCredentialTypes)
+			}
+		}
+	}
+	return []string{PairingSessionEVM}, nil
 }
 
 // tempoSession (§C.7): an opening only (a named channel is a resume).

@@ -1,0 +1,476 @@
+package main
+
+// The gate's steps as commands that read JSON and print JSON, so that a
+// payment can be confirmed here, signed elsewhere (a hardware wallet, another
+// process) and finished here.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails/all"
+	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/signer"
+)
+
+func init() {
+	commands["hash"] = command{"print SHA-256 of an ATR file or https link", runHash}
+	commands["read"] = command{"show what a seller's 402 document advertises (no fetch)", runRead}
+	commands["confirm"] = command{"fetch and compare the ATR, print the request to sign", runConfirm}
+	commands["finish"] = command{"join a signature to a confirmed payment, check H inside", runFinish}
+	commands["check"] = command{"check that a payment carries the hash of an ATR", runCheck}
+	commands["transact"] = command{"confirm, sign with a local key, finish", runTransact}
+	commands["agree"] = command{"run the agreement exchange for an ATR and agreement URL", runAgree}
+}
+
+// stepsClient is the network the commands use; tests replace it with a
+// loopback client.
+var stepsClient = func(allowPrivate bool) atr.Doer { return atr.NewClient(allowPrivate) }
+
+// stepsNow is the commands' clock; tests pin it to the vectors' time.
+var stepsNow = time.Now
+
+// stepsFlags are the flags every step shares.
+type stepsFlags struct {
+	fs           *flag.FlagSet
+	pairing      string
+	allowPrivate bool
+}
+
+func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
+	f := &stepsFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f.fs.SetOutput(stderr)
+	f.fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: termsgate %s\n\n", usage)
+		f.fs.PrintDefaults()
+	}
+	f.fs.StringVar(&f.pairing, "pairing", evm.ExactEIP3009ID, "the pairing id (known: "+strings.Join(all.Default().IDs(), ", ")+")")
+	f.fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from loopback and private addresses (local development only)")
+	return f
+}
+
+func (f *stepsFlags) gate() *gate.Gate {
+	return &gate.Gate{Fetcher: &atr.Fetcher{Client: stepsClient(f.allowPrivate)}, Now: stepsNow}
+}
+
+// readArg reads the file named by the one positional argument, or stdin when
+// there is none or it is "-".
+func readArg(fs *flag.FlagSet, stdin io.Reader) ([]byte, string, error) {
+	switch fs.NArg() {
+	case 0:
+		b, err := io.ReadAll(io.LimitReader(stdin, 8<<20))
+		return b, "standard input", err
+	case 1:
+		if fs.Arg(0) == "-" {
+			b, err := io.ReadAll(io.LimitReader(stdin, 8<<20))
+			return b, "standard input", err
+		}
+		b, err := os.ReadFile(fs.Arg(0))
+		return b, fs.Arg(0), err
+	default:
+		return nil, "", fmt.Errorf("expected one input file, got %d arguments", fs.NArg())
+	}
+}
+
+// parseDocument reads a seller's 402 document: its JSON, or the
+// PAYMENT-REQUIRED header value (base64) as the seller sent it.
+func parseDocument(data []byte) (jsonv.Value, error) {
+	t := bytes.TrimSpace(data)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return jsonv.Parse(t)
+	}
+	return x402.DecodeHeader(string(t))
+}
+
+// parseObject reads a JSON object whose members must all be in allowed: an
+// unknown member is refused by name (a dropped member is a check the caller
+// thought was made).
+func parseObject(data []byte, what string, allowed ...string) (*jsonv.Object, error) {
+	v, err := jsonv.Parse(bytes.TrimSpace(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	o, ok := jsonv.AsObject(v)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a JSON object", what)
+	}
+	for _, k := range o.Keys() {
+		known := false
+		for _, a := range allowed {
+			known = known || k == a
+		}
+		if !known {
+			return nil, fmt.Errorf("%s: unknown member %q (expected %s)", what, k, strings.Join(allowed, ", "))
+		}
+	}
+	return o, nil
+}
+
+// atrBytesOf reads the ATR member: the base64 string, or {base64, utf8} as
+// confirm prints it.
+func atrBytesOf(o *jsonv.Object) ([]byte, error) {
+	v, ok := o.Get("atr")
+	if !ok {
+		return nil, errors.New(`missing member "atr" (the ATR's bytes as base64, or {base64, utf8} as confirm prints it)`)
+	}
+	if inner, ok := jsonv.AsObject(v); ok {
+		v, _ = inner.Get("base64")
+	}
+	s, ok := jsonv.AsString(v)
+	if !ok {
+		return nil, errors.New(`"atr" is not base64 text`)
+	}
+	b, err := gate.ParseATR(s)
+	if err != nil {
+		return nil, fmt.Errorf(`"atr" is not standard padded base64: %w`, err)
+	}
+	if h, ok := o.GetString("atrHash"); ok && !atr.EqualText(h, atr.Sum(b)) {
+		return nil, fmt.Errorf(`"atrHash" %s is not the hash of "atr" (%s)`, h, atr.Sum(b))
+	}
+	return b, nil
+}
+
+// printResult prints a result or a decline as JSON and picks the exit code.
+func printResult(stdout, stderr io.Writer, out *jsonv.Object, err error) int {
+	var d *gate.Decline
+	if errors.As(err, &d) {
+		fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(d.JSON()))
+		fmt.Fprintf(stderr, "termsgate: declined %s: %s\n", d.Code, d.Detail)
+		if d.Moved != nil {
+			fmt.Fprintln(stderr, "termsgate: a payment was already released; it is kept under \"moved\": present it again, do not sign a new one")
+		}
+		return exitDeclined
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "termsgate:", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(out))
+	return exitOK
+}
+
+func usageError(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "termsgate %s: %v\n", cmd, err)
+	return exitUsage
+}
+
+func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("hash", "hash [--allow-private] FILE|https://LINK", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if f.fs.NArg() != 1 {
+		f.fs.Usage()
+		return exitUsage
+	}
+	src := f.fs.Arg(0)
+	var b []byte
+	var err error
+	if strings.HasPrefix(strings.ToLower(src), "https://") || strings.Contains(src, "://") {
+		if atr.CheckLink(src) != atr.LinkOK {
+			return usageError(stderr, "hash", fmt.Errorf("%q is not an https link the gate would fetch", src))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), atr.FetchTimeout)
+		defer cancel()
+		b, err = (&atr.Fetcher{Client: stepsClient(f.allowPrivate)}).Fetch(ctx, src)
+	} else {
+		b, err = os.ReadFile(src)
+		if err == nil && len(b) > atr.MaxBytes {
+			err = errors.New(atr.DetailTooLarge)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "termsgate hash:", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "%s  %d bytes\n", atr.Sum(b), len(b))
+	return exitOK
+}
+
+func runRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("read", "read [--pairing ID] [DOCUMENT|-]", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "read", err)
+	}
+	doc, err := parseDocument(data)
+	if err != nil {
+		return usageError(stderr, "read", fmt.Errorf("%s: %w", name, err))
+	}
+	offer, err := f.gate().Read(doc, f.pairing)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, offer.JSON(), nil)
+}
+
+func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("confirm", "confirm --account CAIP10 [--pairing ID] [--inputs JSON] [DOCUMENT|-]", stderr)
+	account := f.fs.String("account", "", "the payer's CAIP-10 account, e.g. eip155:84532:0x…")
+	inputs := f.fs.String("inputs", "", "the buyer's inputs as a JSON object, if the pairing needs any")
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *account == "" {
+		return usageError(stderr, "confirm", errors.New("--account is required (the payer's CAIP-10 account)"))
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "confirm", err)
+	}
+	doc, err := parseDocument(data)
+	if err != nil {
+		return usageError(stderr, "confirm", fmt.Errorf("%s: %w", name, err))
+	}
+	var in jsonv.Value
+	if *inputs != "" {
+		if in, err = jsonv.Parse([]byte(*inputs)); err != nil {
+			return usageError(stderr, "confirm", fmt.Errorf("--inputs: %w", err))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := f.gate().Confirm(ctx, doc, f.pairing, *account, in)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, c.JSON(), nil)
+}
+
+func runFinish(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("finish", "finish [--pairing ID] [INPUT|-]\n\nINPUT is confirm's output with a \"signature\" member added: {atr, chosen, signature}.", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "finish", err)
+	}
+	o, err := parseObject(data, name, "atrHash", "atr", "chosen", "request", "signature")
+	if err != nil {
+		return usageError(stderr, "finish", err)
+	}
+	b, err := atrBytesOf(o)
+	if err != nil {
+		return usageError(stderr, "finish", err)
+	}
+	sig, ok := o.Get("signature")
+	if !ok {
+		return usageError(stderr, "finish", errors.New(`missing member "signature" (the signer's answer to "request")`))
+	}
+	chosenV, _ := o.Get("chosen")
+	chosen, err := gate.ParseChosen(chosenV)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	pairing := f.pairing
+	if !flagSet(f.fs, "pairing") && chosen.Pairing != "" {
+		pairing = chosen.Pairing
+	}
+	fin, err := f.gate().Finish(b, pairing, chosen, sig)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, fin.JSON(), nil)
+}
+
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("check", "check [--pairing ID] [INPUT|-]\n\nINPUT is {atr, presented} (or finish's output with \"atr\" added: {atr, signed}).", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "check", err)
+	}
+	o, err := parseObject(data, name, "atrHash", "atr", "presented", "signed", "landed")
+	if err != nil {
+		return usageError(stderr, "check", err)
+	}
+	b, err := atrBytesOf(o)
+	if err != nil {
+		return usageError(stderr, "check", err)
+	}
+	presented, ok := o.Get("presented")
+	if !ok {
+		if presented, ok = o.Get("signed"); !ok {
+			return usageError(stderr, "check", errors.New(`missing member "presented" (the payment to check)`))
+		}
+	}
+	if landed, ok := o.Get("landed"); ok {
+		// A push payment is checked with its landed receipt put back.
+		if p, isObj := jsonv.AsObject(presented); isObj {
+			p = p.Clone()
+			p.Set("landed", landed)
+			presented = p
+		}
+	}
+	h, err := f.gate().Check(b, f.pairing, presented)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, jsonv.Obj("atrHash", h.String()), nil)
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// keyFlags select a local signer: a keystore file or the development key.
+type keyFlags struct {
+	keyFile, passphraseFile, network string
+	devKey                           bool
+}
+
+func addKeyFlags(fs *flag.FlagSet) *keyFlags {
+	k := &keyFlags{}
+	fs.StringVar(&k.keyFile, "key-file", "", "an encrypted go-ethereum keystore JSON file")
+	fs.StringVar(&k.passphraseFile, "passphrase-file", "", "a file holding the keystore passphrase (else $TERMSGATE_PASSPHRASE)")
+	fs.BoolVar(&k.devKey, "dev-key", false, "sign with the published Anvil development key (never with value)")
+	fs.StringVar(&k.network, "network", "eip155:84532", "the signer's CAIP-2 network")
+	return k
+}
+
+func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
+	switch {
+	case k.devKey && k.keyFile != "":
+		return nil, errors.New("give --key-file or --dev-key, not both")
+	case k.devKey:
+		fmt.Fprintln(stderr, "termsgate: WARNING: signing with the PUBLISHED Anvil development key. Anyone can spend what it holds.")
+		return signer.FromHex(signer.AnvilKey, k.network)
+	case k.keyFile != "":
+		pass := os.Getenv("TERMSGATE_PASSPHRASE")
+		if k.passphraseFile != "" {
+			b, err := os.ReadFile(k.passphraseFile)
+			if err != nil {
+				return nil, err
+			}
+			pass = strings.TrimRight(string(b), "\r\n")
+		}
+		return signer.FromKeystoreFile(k.keyFile, pass, k.network)
+	default:
+		return nil, errors.New("no signer: give --key-file FILE (with --passphrase-file or $TERMSGATE_PASSPHRASE) or --dev-key")
+	}
+}
+
+func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) [--pairing ID] [--approved FILE] [DOCUMENT|-]", stderr)
+	keys := addKeyFlags(f.fs)
+	approvedFile := f.fs.String("approved", "", "the agreement payment a previous run printed under \"approve\", once approved")
+	inputs := f.fs.String("inputs", "", "the buyer's inputs as a JSON object, if the pairing needs any")
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "transact", err)
+	}
+	doc, err := parseDocument(data)
+	if err != nil {
+		return usageError(stderr, "transact", fmt.Errorf("%s: %w", name, err))
+	}
+	s, err := keys.signer(stderr)
+	if err != nil {
+		return usageError(stderr, "transact", err)
+	}
+	opts := &gate.TransactOptions{}
+	if *inputs != "" {
+		if opts.Inputs, err = jsonv.Parse([]byte(*inputs)); err != nil {
+			return usageError(stderr, "transact", fmt.Errorf("--inputs: %w", err))
+		}
+	}
+	if *approvedFile != "" {
+		if opts.Approved, err = readApproved(*approvedFile); err != nil {
+			return usageError(stderr, "transact", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	res, err := f.gate().Transact(ctx, doc, f.pairing, s, opts)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	if res.Approve != nil {
+		fmt.Fprintln(stderr, "termsgate: nothing signed: approve the agreement payment under \"approve\", then run again with --approved FILE holding it unchanged")
+		return printResult(stdout, stderr, jsonv.Obj("atrHash", res.H.String(), "atr", gate.ATRJSON(res.Bytes), "approve", res.Approve.JSON()), nil)
+	}
+	out := res.JSON()
+	if res.Agreement != nil {
+		out.Set("agreement", res.Agreement.JSON())
+	}
+	return printResult(stdout, stderr, out, nil)
+}
+
+func readApproved(path string) (*gate.AgreementPayment, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := jsonv.Parse(bytes.TrimSpace(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Accept the payment itself or the whole printed result holding it.
+	if o, ok := jsonv.AsObject(v); ok && o.Has("approve") {
+		v, _ = o.Get("approve")
+	}
+	p, err := gate.ParseAgreementPayment(v, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an agreement payment {url, option, required}", path)
+	}
+	return p, nil
+}
+
+func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newStepsFlags("agree", "agree --url AGREEMENT_URL (--key-file FILE|--dev-key) [--approved FILE] ATR_FILE", stderr)
+	keys := addKeyFlags(f.fs)
+	url := f.fs.String("url", "", "the agreement URL the offer names")
+	approvedFile := f.fs.String("approved", "", "the agreement payment a previous run printed under \"approve\", once approved")
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *url == "" {
+		return usageError(stderr, "agree", errors.New("--url is required"))
+	}
+	b, _, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "agree", err)
+	}
+	s, err := keys.signer(stderr)
+	if err != nil {
+		return usageError(stderr, "agree", err)
+	}
+	opts := &gate.AgreeOptions{}
+	if *approvedFile != "" {
+		if opts.Approved, err = readApproved(*approvedFile); err != nil {
+			return usageError(stderr, "agree", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	res, err := f.gate().Agree(ctx, b, *url, s, opts)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	if res.Approve != nil {
+		fmt.Fprintln(stderr, "termsgate: nothing signed: approve the payment under \"approve\", then run again with --approved FILE holding it unchanged")
+		return printResult(stdout, stderr, jsonv.Obj("atrHash", res.H.String(), "approve", res.Approve.JSON()), nil)
+	}
+	return printResult(stdout, stderr, jsonv.Obj("atrHash", res.Receipt.ATRHash, "receipt", res.Receipt.JSON()), nil)
+}

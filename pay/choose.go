@@ -1,0 +1,84 @@
+package pay
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/all"
+)
+
+var defaultRegistry = sync.OnceValue(all.Default)
+
+// pickPairing returns the first pairing of the registry, in registration
+// order, that reads doc (a decoded PAYMENT-REQUIRED) and has an option the
+// account can pay. It fetches and signs nothing: Transact then repeats the
+// read and the choice and runs every check.
+//
+// When none can pay, the decline is the gate's for the first pairing that
+// got furthest: a choose refusal (no-payable-option) over a read refusal
+// (offer-unreadable), each with its refusal code as the detail.
+func pickPairing(g *gate.Gate, doc jsonv.Value, account string) (string, *gate.Decline) {
+	reg := g.Pairings
+	if reg == nil {
+		reg = defaultRegistry()
+	}
+	var readFail, chooseFail *gate.Decline
+	for _, p := range reg.All() {
+		if rails.Namespace(p.ID()) != "x402" {
+			continue
+		}
+		read, err := guarded(func() (rails.Read, error) { return p.Read(doc) })
+		if err != nil {
+			if readFail == nil {
+				readFail = &gate.Decline{Code: gate.OfferUnreadable, Detail: code(err, "x402/read-failed")}
+			}
+			continue
+		}
+		now := time.Now().Unix()
+		if g.Now != nil {
+			now = g.Now().Unix()
+		}
+		if _, err := guarded(func() (jsonv.Value, error) { return p.Choose(read, account, &jsonv.Object{}, now, "") }); err != nil {
+			if chooseFail == nil {
+				chooseFail = &gate.Decline{Code: gate.NoPayableOption, Detail: code(err, "x402/no-payable-option")}
+			}
+			continue
+		}
+		return p.ID(), nil
+	}
+	switch {
+	case chooseFail != nil:
+		return "", chooseFail
+	case readFail != nil:
+		return "", readFail
+	}
+	return "", &gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for x402 v2."}
+}
+
+// errPanicked stands for a pairing member that panicked on seller input.
+var errPanicked = errors.New("pay: pairing member failed")
+
+// guarded runs one pairing member so that seller input can never crash the
+// caller, as the gate does.
+func guarded[T any](f func() (T, error)) (out T, err error) {
+	defer func() {
+		if recover() != nil {
+			var zero T
+			out, err = zero, errPanicked
+		}
+	}()
+	return f()
+}
+
+// code is a refusal's code, or fallback for anything that is no refusal.
+func code(err error, fallback string) string {
+	var r *rails.Refusal
+	if errors.As(err, &r) {
+		return r.Code
+	}
+	return fallback
+}

@@ -1,0 +1,102 @@
+package pay
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails/x402"
+)
+
+// Result is one payment the Transport signed and sent: the terms it agreed
+// to and what the seller answered. Keep ATR with H: they are the proof of
+// what was agreed.
+type Result struct {
+	URL     string // the URL that answered 402 and received the payment
+	Pairing string
+	Summary Summary
+	ATR     []byte   // the ATR bytes, exactly as fetched
+	H       atr.Hash // SHA-256 of ATR, bound into the payment
+
+	Signed jsonv.Value // the payment, as sent
+	Header string      // the PAYMENT-SIGNATURE value sent
+	// PaymentID is the x402 payment identifier written into the payment
+	// when the seller advertises the payment-identifier extension, else "".
+	PaymentID string
+
+	// StatusCode is the status of the seller's answer to the payment.
+	StatusCode int
+	// Settlement is the decoded PAYMENT-RESPONSE; nil when the seller sent
+	// none or one that does not decode (then SettlementErr says why).
+	Settlement    *Settlement
+	SettlementErr error
+}
+
+// Accepted reports whether the seller answered the payment with a 2xx.
+func (r *Result) Accepted() bool { return r != nil && r.StatusCode >= 200 && r.StatusCode <= 299 }
+
+// Settlement is a PAYMENT-RESPONSE: {success, transaction, network, payer}
+// or {success: false, errorReason, network}. It is the seller's claim; the
+// public proof is the transaction on Network.
+type Settlement struct {
+	Success     bool
+	Transaction string
+	Network     string
+	Payer       string
+	ErrorReason string
+	Raw         *jsonv.Object // the whole decoded document
+}
+
+func readSettlement(header string) (*Settlement, error) {
+	o, err := x402.DecodeHeader(header)
+	if err != nil {
+		return nil, err
+	}
+	s := &Settlement{Raw: o}
+	s.Success, _ = mustGet(o, "success").(bool)
+	s.Transaction, _ = o.GetString("transaction")
+	s.Network, _ = o.GetString("network")
+	s.Payer, _ = o.GetString("payer")
+	s.ErrorReason, _ = o.GetString("errorReason")
+	return s, nil
+}
+
+func mustGet(o *jsonv.Object, k string) jsonv.Value { v, _ := o.Get(k); return v }
+
+// paymentID reads extensions["payment-identifier"].info.id of a payment.
+func paymentID(signed jsonv.Value) string {
+	o, _ := jsonv.AsObject(signed)
+	ext, _ := o.GetObject("extensions")
+	pi, _ := ext.GetObject("payment-identifier")
+	info, _ := pi.GetObject("info")
+	id, _ := info.GetString("id")
+	return id
+}
+
+type resultKey struct{}
+
+// withResult returns resp with r attached to its Request's context, where
+// ResultOf finds it, also from a response reached by following redirects.
+func withResult(resp *http.Response, req *http.Request, r *Result) {
+	resp.Request = req.WithContext(context.WithValue(req.Context(), resultKey{}, r))
+}
+
+// maxRedirectWalk bounds the walk back through a redirect chain; net/http
+// stops at 10 redirects.
+const maxRedirectWalk = 32
+
+// ResultOf returns the payment made for resp, or nil when none was: the
+// Transport attaches its Result to the response of the paid request, and
+// ResultOf also finds it from a response reached by following a same-origin
+// redirect after paying. The Result is the same value the AfterSign hook
+// saw, completed with the seller's answer.
+func ResultOf(resp *http.Response) *Result {
+	for i := 0; resp != nil && resp.Request != nil && i < maxRedirectWalk; i++ {
+		if r, ok := resp.Request.Context().Value(resultKey{}).(*Result); ok {
+			return r
+		}
+		resp = resp.Request.Response
+	}
+	return nil
+}
