@@ -138,8 +138,8 @@ func TestStatusAndShapeFailures(t *testing.T) {
 		code   string
 		detail string
 	}{
-		"redirect": {func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/elsewhere", http.StatusFound) }, CodeFailed, DetailRedirect},
-		"404":      {http.NotFound, CodeFailed, "The agreement URL answered status 404."},
+		"redirect":               {func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/elsewhere", http.StatusFound) }, CodeFailed, DetailRedirect},
+		"404":                    {http.NotFound, CodeFailed, "The agreement URL answered status 404."},
 		"402 without the header": {func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(402) }, CodeFailed, DetailNoRequired},
 		"402 with JSON that is no object": {func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("PAYMENT-REQUIRED", "WzFd") // [1]

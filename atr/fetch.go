@@ -78,7 +78,10 @@ func (f *Fetcher) doer() Doer {
 	if d == nil {
 		d = defaultClient()
 	}
-	if c, ok := d.(*http.Client); ok && c != nil {
+	if c, ok := d.(*http.Client); ok {
+		if c == nil {
+			c = defaultClient()
+		}
 		cc := *c
 		cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		cc.Jar = nil

@@ -1,10 +1,3 @@
-// Package atr holds what the buyer gate needs about the seller's terms record
-// (the ATR) and nothing about payments: the hash H over the record's exact
-// bytes, the one https-link rule links and agreement URLs must pass, the
-// bounded fetch of the record, and a dialer that refuses non-public addresses.
-//
-// The rules follow the upstream gate (upstream-api.md §1.1, §4, §5, §9.7) so
-// that one link, one body and one hash mean the same thing here as there.
 package atr
 
 import (

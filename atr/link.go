@@ -33,7 +33,7 @@ func IsHTTPSLink(s string) bool {
 		}
 	}
 	// Rule 3.
-	if len(s) < 8 || !strings.EqualFold(s[:8], "https://") {
+	if len(s) < 8 || !asciiEqualFold(s[:8], "https://") {
 		return false
 	}
 	rest := s[8:]
@@ -51,6 +51,28 @@ func IsHTTPSLink(s string) bool {
 	// Rule 6.
 	u, ok := parseURL(s)
 	return ok && u.scheme == "https" && u.host != "" && !u.creds
+}
+
+// asciiEqualFold compares ignoring ASCII case only, as a JS regular
+// expression with the i flag does for ASCII patterns (strings.EqualFold would
+// also fold, say, U+017F into s).
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // isLinkForbidden reports the code points of rule 2: Unicode White_Space,

@@ -31,6 +31,8 @@ type Result struct {
 	// none or one that does not decode (then SettlementErr says why).
 	Settlement    *Settlement
 	SettlementErr error
+
+	origin string // of URL, for CheckRedirect
 }
 
 // Accepted reports whether the seller answered the payment with a 2xx.

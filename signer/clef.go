@@ -120,7 +120,9 @@ type ClefError struct {
 	Message string `json:"message"`
 }
 
-func (e *ClefError) Error() string { return fmt.Sprintf("signer: clef: %s (code %d)", e.Message, e.Code) }
+func (e *ClefError) Error() string {
+	return fmt.Sprintf("signer: clef: %s (code %d)", e.Message, e.Code)
+}
 
 type rpcRequest struct {
 	JSONRPC string `json:"jsonrpc"`

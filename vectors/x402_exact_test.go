@@ -72,6 +72,9 @@ func TestX402ExactEIP3009(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if ref, err := evm.ApitypesHashes(td); err != nil || ref != parts {
+			t.Fatalf("go-ethereum's apitypes disagrees: %x (%v)", ref, err)
+		}
 		for name, c := range map[string]struct {
 			got  [32]byte
 			want string

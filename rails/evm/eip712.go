@@ -50,11 +50,10 @@ func HexBytes(s string) ([]byte, bool) {
 }
 
 // TypedDataDigest is the EIP-712 digest of a typed-data object in its JSON
-// request form ({domain, types, primaryType, message}), computed with
-// go-ethereum's apitypes. The request carries chainId as a JSON number and
-// integers as decimal strings, both of which apitypes reads.
+// request form ({domain, types, primaryType, message}; chainId a JSON number,
+// integers as decimal strings, bytes as 0x hex).
 func TypedDataDigest(typedData *jsonv.Object) ([32]byte, error) {
-	p, err := TypedDataHashes(typedData)
+	p, err := typedDataHashes(typedData)
 	return p.Digest, err
 }
 
@@ -66,6 +65,12 @@ type TypedDataParts struct {
 // TypedDataHashes computes the domain separator, the message's struct hash
 // and the digest keccak256(0x1901 ‖ domainSeparator ‖ structHash).
 func TypedDataHashes(typedData *jsonv.Object) (TypedDataParts, error) {
+	return typedDataHashes(typedData)
+}
+
+// ApitypesHashes computes the same hashes with go-ethereum's apitypes, the
+// reference implementation the tests hold TypedDataHashes to.
+func ApitypesHashes(typedData *jsonv.Object) (TypedDataParts, error) {
 	var td apitypes.TypedData
 	if err := json.Unmarshal(jsonv.Marshal(typedData), &td); err != nil {
 		return TypedDataParts{}, fmt.Errorf("typed data: %w", err)

@@ -153,6 +153,11 @@ func checkedLink(v jsonv.Value) (string, error) {
 // OptionInDocument reports whether accepted is one of accepts: the same JSON
 // in canonical (JCS) form, so member order does not matter.
 func OptionInDocument(accepted *jsonv.Object, accepts []jsonv.Value) bool {
+	for _, a := range accepts {
+		if a == jsonv.Value(accepted) {
+			return true // the very option read from the document
+		}
+	}
 	want := string(jsonv.Canonical(accepted))
 	for _, a := range accepts {
 		if o, ok := jsonv.AsObject(a); ok && string(jsonv.Canonical(o)) == want {

@@ -1,0 +1,198 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+)
+
+func hint(b bool) *bool { return &b }
+
+// The annotations of upstream-api.md §9.4. "Read-only" is the gate's view:
+// confirm fetches (open world) but signs and sends nothing.
+var (
+	readOnlyClosed = mcp.ToolAnnotation{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)}
+	readOnlyOpen   = mcp.ToolAnnotation{ReadOnlyHint: hint(true), OpenWorldHint: hint(true)}
+	pays           = mcp.ToolAnnotation{ReadOnlyHint: hint(false), DestructiveHint: hint(false), IdempotentHint: hint(false), OpenWorldHint: hint(true)}
+)
+
+// toolSet is the tools of this configuration, in the order an agent uses
+// them (upstream-api.md §9.2, plus atr_read).
+func (s *Server) toolSet() []toolDef {
+	tools := []toolDef{
+		define[readArgs, readOut]("atr_read", "Read an offer",
+			"Report what a seller's payment document advertises for one pairing: the ATR hash as written, the ATR link, the agreement URL if any, and the options. Fetches nothing, checks nothing, signs nothing: an advertised hash is not a confirmation. Use atr_confirm before any payment.",
+			readOnlyClosed, s.read),
+		define[confirmArgs, confirmOut]("atr_confirm", "Confirm the ATR before paying",
+			"Use before approving any payment. Fetches the seller's terms (the ATR) from the offer's link, compares SHA-256 of the exact bytes with the advertised hash, and only then returns the bytes (atr), chosen, and the request to sign, built with that hash. Sign exactly request, then call atr_finish. On a mismatch or any other decline the result is an error and there is nothing to sign. chosen is opaque: pass it back unchanged, mac included. When chosen.agreement is set there is no request until you pay that agreement (atr_agree) and call atr_confirm again with its receipt.",
+			readOnlyOpen, s.confirm),
+		define[finishArgs, finishOut]("atr_finish", "Finish a payment signed elsewhere",
+			"After signing atr_confirm's request: rebuilds the payment from chosen and the ATR bytes, joins your signature, and releases the payment only if what was signed carries the ATR's hash. Send the seller only signed. A result with next is a multi-step payment: sign next and call again with every answer so far, in order, as a list.",
+			readOnlyClosed, s.finish),
+		define[checkArgs, checkOut]("atr_check", "Check a held payment",
+			"Re-check that a payment you hold carries the hash of the ATR bytes you kept (put landed back when atr_finish returned it). Returns atrHash, or a signed-not-bound decline.",
+			readOnlyClosed, s.check),
+	}
+	if s.signer != nil {
+		tools = append(tools, define[transactArgs, transactOut]("atr_transact", "Confirm and pay with the host's wallet",
+			"Confirms the offer as atr_confirm does and, only when the ATR's hash matched, signs with this server's wallet and finishes. It may instead return approve (an agreement payment: amount in atomic units, asset, payee payTo, network) and sign nothing: approve it as you would any payment, then call again with approved set to it, unchanged. Never call again to re-sign a payment that is settling; present the one you have.",
+			pays, s.transact))
+	}
+	if s.payer() != nil {
+		tools = append(tools, define[agreeArgs, agreeOut]("atr_agree", "Pay the agreement for chosen",
+			"Pays the agreement payment for chosen's agreement URL (the URL is taken from chosen, never from an argument). Without approved it returns approve and signs nothing; with approved, unchanged, it pays and returns the receipt to pass to atr_confirm. chosen must be exactly as atr_confirm returned it.",
+			pays, s.agree))
+	}
+	return tools
+}
+
+func (s *Server) read(_ context.Context, a *readArgs) (*jsonv.Object, error) {
+	o, err := s.gate.Read(a.Document, a.Pairing)
+	if err != nil {
+		return nil, err
+	}
+	return o.JSON(), nil
+}
+
+// inputs passes an absent inputs argument as no JSON at all, never as a
+// typed nil inside an interface.
+func inputs(o *jsonv.Object) jsonv.Value {
+	if o == nil {
+		return nil
+	}
+	return o
+}
+
+const detailBadReceipt = "The agreement receipt is not a recorded agreement for this ATR hash."
+
+func (s *Server) confirm(ctx context.Context, a *confirmArgs) (*jsonv.Object, error) {
+	step(ctx, "Fetching the ATR and comparing its hash with the advertised one")
+	c, err := s.gate.Confirm(ctx, a.Document, a.Pairing, a.Account, inputs(a.Inputs))
+	if err != nil {
+		return nil, err
+	}
+	out := c.JSON()
+	out.Set("chosen", s.seal.seal(labelChosen, c.Chosen.JSON()))
+	if c.Chosen.Agreement != "" {
+		// No request without the agreement's receipt: the payment itself
+		// proves nothing publicly. The receipt is not fetched to be checked;
+		// its transaction is the public proof.
+		if a.Receipt == nil {
+			out.Delete("request")
+		} else if !recordedFor(*a.Receipt, c.H) {
+			return nil, &gate.Decline{Code: gate.AgreementFailed, Detail: detailBadReceipt}
+		}
+	}
+	return out, nil
+}
+
+// recordedFor reports whether v is {atrHash: h, agreed: true, network:
+// string, transaction: string}.
+func recordedFor(v jsonv.Value, h atr.Hash) bool {
+	o, ok := jsonv.AsObject(v)
+	if !ok {
+		return false
+	}
+	hash, ok1 := o.GetString("atrHash")
+	agreed, _ := o.Get("agreed")
+	_, ok2 := o.GetString("network")
+	_, ok3 := o.GetString("transaction")
+	return ok1 && ok2 && ok3 && agreed == true && atr.EqualText(hash, h)
+}
+
+func (s *Server) finish(_ context.Context, a *finishArgs) (*jsonv.Object, error) {
+	// The mac is removed, not verified: finish rebuilds everything from the
+	// choice and the bytes and trusts nothing else in chosen.
+	members := a.Chosen.Clone()
+	members.Delete("mac")
+	chosen, err := gate.ParseChosen(members)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.gate.Finish(a.ATR, a.Pairing, chosen, a.Signature)
+	if err != nil {
+		return nil, err
+	}
+	return f.JSON(), nil
+}
+
+func (s *Server) check(_ context.Context, a *checkArgs) (*jsonv.Object, error) {
+	h, err := s.gate.Check(a.ATR, a.Pairing, a.Presented)
+	if err != nil {
+		return nil, err
+	}
+	return jsonv.Obj("atrHash", h.String()), nil
+}
+
+func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, error) {
+	opts := &gate.TransactOptions{Inputs: inputs(a.Inputs), AgreementSigner: s.agreementSigner}
+	if a.Approved != nil {
+		// Read before anything is fetched: a malformed approval is the
+		// agent's mistake, not the seller's.
+		ap, err := gate.ParseAgreementPayment(a.Approved, rails.Namespace(a.Pairing))
+		if err != nil {
+			return nil, err
+		}
+		opts.Approved = ap
+	}
+	step(ctx, "Fetching the ATR and comparing its hash; the wallet signs only after it matched")
+	t, err := s.gate.Transact(ctx, a.Document, a.Pairing, s.signer, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := t.JSON()
+	if t.Approve != nil {
+		out.Delete("signed")
+		out.Set("approve", t.Approve.JSON())
+		return out, nil
+	}
+	if t.Landed != nil {
+		out.Set("landed", t.Landed)
+	}
+	if t.Agreement != nil {
+		out.Set("agreement", t.Agreement.JSON())
+	}
+	return out, nil
+}
+
+const detailNoAgreementURL = "The chosen payment names no agreement URL."
+
+func (s *Server) agree(ctx context.Context, a *agreeArgs) (*jsonv.Object, error) {
+	// The seal first: nothing is fetched or signed for a chosen this server
+	// did not return, unchanged.
+	members, d := s.seal.open(labelChosen, a.Chosen)
+	if d != nil {
+		return nil, d
+	}
+	url, ok := members.GetString("agreement")
+	if !ok {
+		return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: detailNoAgreementURL}
+	}
+	pairing, _ := members.GetString("pairing")
+	opts := &gate.AgreeOptions{Inputs: inputs(a.Inputs)}
+	if a.Approved != nil {
+		ap, err := gate.ParseAgreementPayment(a.Approved, rails.Namespace(pairing))
+		if err != nil {
+			return nil, err
+		}
+		opts.Approved = ap
+	}
+	step(ctx, "Running the agreement exchange")
+	r, err := s.gate.Agree(ctx, a.ATR, url, s.payer(), opts)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case r.Approve != nil:
+		return jsonv.Obj("atrHash", r.H.String(), "approve", r.Approve.JSON()), nil
+	case r.Receipt != nil:
+		return jsonv.Obj("atrHash", r.Receipt.ATRHash, "receipt", r.Receipt.JSON()), nil
+	default:
+		return nil, &gate.Decline{Code: gate.AgreementFailed, Detail: "The agreement exchange gave neither a payment to approve nor a receipt."}
+	}
+}

@@ -1,0 +1,396 @@
+// Package pay is the paying side of HTTP: an http.RoundTripper that answers
+// an x402 v2 402 by paying through the gate, so that nothing is signed
+// before the seller's terms (the ATR) were fetched and their SHA-256 matched
+// the advertised hash, a spend Policy allowed the payment, and the optional
+// BeforeSign hook approved its Summary.
+//
+//	t := &pay.Transport{Signer: wallet, Policy: policy}
+//	client := pay.NewClient(t)
+//	resp, err := client.Get("https://api.seller.example/v1/report")
+//	// err wraps a *gate.Decline when the gate declined (nothing signed);
+//	// pay.ResultOf(resp) is the payment made, if one was.
+//
+// One request gets at most one signature: the 402's PAYMENT-REQUIRED is
+// decoded strictly, the payment is sent once, in PAYMENT-SIGNATURE, to the
+// URL that answered 402, and whatever the seller answers to it is the
+// response. See docs/paying-client.md.
+package pay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails/x402"
+)
+
+// The x402 v2 headers.
+const (
+	HeaderRequired  = "PAYMENT-REQUIRED"
+	HeaderSignature = "PAYMENT-SIGNATURE"
+	HeaderResponse  = "PAYMENT-RESPONSE"
+)
+
+// DefaultMax402Body is how much of a 402's body is read (and discarded)
+// before paying; a longer body is cut off and its connection closed, so a
+// seller cannot make the buyer read an endless 402.
+const DefaultMax402Body = 64 << 10
+
+// Detail codes the Transport writes into a *gate.Decline of its own.
+const (
+	// DetailRequiredUnreadable: the PAYMENT-REQUIRED header is not one
+	// strict base64 JSON object (or there are several). Code offer-unreadable.
+	DetailRequiredUnreadable = "pay/payment-required-unreadable"
+	// DetailVetoed: the BeforeSign hook returned an error that is no
+	// *gate.Decline. Code no-payable-option.
+	DetailVetoed = "pay/before-sign-vetoed"
+	// DetailNotChecked: the gate produced a payment the policy was never
+	// asked about (a pairing with nothing to sign); it is not sent. Code
+	// no-payable-option.
+	DetailNotChecked = "pay/payment-not-checked"
+)
+
+// Transport pays x402 v2 402s through the gate. The zero value is not
+// usable: Signer is required. A Transport is safe for concurrent use if its
+// Signer, Policy and hooks are.
+type Transport struct {
+	// Base sends the requests; nil means http.DefaultTransport. It must not
+	// follow redirects (no http.RoundTripper does).
+	Base http.RoundTripper
+	// Gate runs the checks; nil means the zero gate.Gate: every pairing, the
+	// wall clock, and an ATR fetch that connects only to public addresses
+	// (its client is not Base: set Gate.Fetcher.Client to fetch otherwise).
+	Gate *gate.Gate
+	// Signer signs the payments; its Account picks the network.
+	Signer gate.Signer
+	// Policy is asked, after Gate.Policy if that is set, before any signer
+	// call. nil means none; the Transport still refuses a signing request
+	// it cannot summarise (policy/request-unreadable).
+	Policy gate.Policy
+	Hooks  Hooks
+	// Logger receives one record per payment event; nil discards them.
+	Logger *slog.Logger
+	// MaxReplayBody bounds the body buffered for the paid retry of a request
+	// without GetBody; 0 means DefaultMaxReplayBody.
+	MaxReplayBody int64
+	// Max402Body bounds what is read of a 402's body; 0 means
+	// DefaultMax402Body.
+	Max402Body int64
+}
+
+// Hooks observe (and BeforeSign may veto) each payment. They run on the
+// goroutine of the request.
+type Hooks struct {
+	// BeforeSign is called after every policy allowed the payment and before
+	// the signer: a non-nil error vetoes it (a *gate.Decline is returned as
+	// is; any other error becomes no-payable-option pay/before-sign-vetoed)
+	// and nothing is signed.
+	BeforeSign func(ctx context.Context, req *http.Request, s Summary) error
+	// AfterSign is called with the signed payment before it is sent.
+	// StatusCode and Settlement are not set yet; ResultOf the response
+	// returns the same *Result completed.
+	AfterSign func(ctx context.Context, req *http.Request, r *Result)
+	// Declined is called when the gate (or the Transport) declined to pay a
+	// 402; the request then fails with an error wrapping d.
+	Declined func(ctx context.Context, req *http.Request, d *gate.Decline)
+}
+
+// NewClient returns an *http.Client that pays through t and stops at a
+// redirect that would leave the origin of a paid request (CheckRedirect).
+// It keeps no cookies and sets no timeout; set those on the result.
+func NewClient(t *Transport) *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: CheckRedirect(nil)}
+}
+
+// CheckRedirect wraps next (nil means net/http's default of at most 10
+// redirects) for http.Client.CheckRedirect: after a paid response, a
+// redirect to another origin (scheme, host and port) is not followed and the
+// 3xx itself is returned. A same-origin redirect is followed; the Transport
+// never pays again in the same redirect chain.
+func CheckRedirect(next func(req *http.Request, via []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if r := ResultOf(req.Response); r != nil && origin(req.URL) != r.origin {
+			return http.ErrUseLastResponse
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// RoundTrip sends req; on a 402 with PAYMENT-REQUIRED it pays and sends req
+// once more with the payment, returning that answer. A decline is an error
+// wrapping *gate.Decline, and then nothing was signed or sent.
+//
+// It does not pay, and returns the 402 as it came, when the 402 has no
+// PAYMENT-REQUIRED, when req already carries a PAYMENT-SIGNATURE (the caller
+// pays itself), or when req is a redirect followed from a paid response.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if req.Header.Get(HeaderSignature) != "" {
+		return t.base().RoundTrip(req)
+	}
+	first, again := replay(req, t.maxReplay())
+	resp, err := t.base().RoundTrip(first)
+	if err != nil || resp.StatusCode != http.StatusPaymentRequired {
+		return resp, err
+	}
+	required := resp.Header.Values(HeaderRequired)
+	if len(required) == 0 {
+		return resp, nil
+	}
+	log := t.logger()
+	if ResultOf(req.Response) != nil {
+		log.WarnContext(ctx, "pay: not paying twice in one redirect chain", "url", logURL(req.URL))
+		return resp, nil
+	}
+	if resp.Request != nil && resp.Request.URL != nil && origin(resp.Request.URL) != origin(req.URL) {
+		log.WarnContext(ctx, "pay: the 402 came from another origin than the request", "url", logURL(req.URL))
+		return resp, nil
+	}
+	discard(resp.Body, t.max402())
+
+	if len(required) != 1 {
+		return nil, t.declined(req, &gate.Decline{Code: gate.OfferUnreadable, Detail: DetailRequiredUnreadable})
+	}
+	doc, err := x402.DecodeHeader(required[0])
+	if err != nil {
+		return nil, t.declined(req, &gate.Decline{Code: gate.OfferUnreadable, Detail: DetailRequiredUnreadable})
+	}
+	if t.Signer == nil {
+		return nil, errors.New("pay: Transport has no Signer")
+	}
+	// The retry's body is obtained before anything is signed, so that a body
+	// that cannot be replayed costs no signature.
+	var body io.ReadCloser
+	if again != nil {
+		if body, err = again(); err != nil {
+			log.WarnContext(ctx, "pay: not paying", "url", logURL(req.URL), "err", err)
+			return nil, fmt.Errorf("pay: %w", err)
+		}
+	}
+	closeBody := func() {
+		if body != nil {
+			body.Close()
+		}
+	}
+	res, err := t.pay(ctx, req, doc)
+	if err != nil {
+		closeBody()
+		return nil, err
+	}
+
+	retry := req.Clone(ctx)
+	retry.Header.Set(HeaderSignature, res.Header)
+	retry.Body, retry.GetBody, retry.ContentLength = req.Body, nil, first.ContentLength
+	if again != nil {
+		retry.Body, retry.GetBody = body, again
+	}
+	paid, err := t.base().RoundTrip(retry)
+	if err != nil {
+		// The payment may have reached the seller: it stays reserved.
+		log.WarnContext(ctx, "pay: sending the payment failed", "url", logURL(req.URL), "err", err)
+		return nil, fmt.Errorf("pay: sending the payment: %w", err)
+	}
+	res.StatusCode = paid.StatusCode
+	if h := paid.Header.Get(HeaderResponse); h != "" {
+		res.Settlement, res.SettlementErr = readSettlement(h)
+	}
+	withResult(paid, req, res)
+	if log.Enabled(ctx, slog.LevelInfo) {
+		log.LogAttrs(ctx, slog.LevelInfo, "pay: paid", slog.String("url", logURL(req.URL)),
+			slog.Int("status", paid.StatusCode), slog.String("summary", res.Summary.String()))
+	}
+	return paid, nil
+}
+
+// pay runs the gate on doc and returns the signed payment, or an error
+// wrapping the decline.
+func (t *Transport) pay(ctx context.Context, req *http.Request, doc *jsonv.Object) (*Result, error) {
+	g := t.gate()
+	pairing, d := pickPairing(g, doc, t.Signer.Account())
+	if d != nil {
+		return nil, t.declined(req, d)
+	}
+	a := &attempt{t: t, req: req}
+	if g.Policy != nil {
+		a.policies = append(a.policies, g.Policy)
+	}
+	if t.Policy != nil {
+		a.policies = append(a.policies, t.Policy)
+	}
+	gc := *g
+	gc.Policy = a
+	tx, err := gc.Transact(ctx, doc, pairing, t.Signer, nil)
+	if err != nil {
+		var d *gate.Decline
+		if !errors.As(err, &d) {
+			d = &gate.Decline{Code: gate.NoPayableOption, Detail: err.Error()}
+		}
+		if d.Moved == nil {
+			a.release(ctx) // nothing signed left the process
+		}
+		return nil, t.declined(req, d)
+	}
+	if !a.allowed || tx.Signed == nil {
+		a.release(ctx)
+		return nil, t.declined(req, refuse(DetailNotChecked))
+	}
+	res := &Result{
+		URL: req.URL.String(), origin: origin(req.URL), Pairing: pairing, Summary: a.summary,
+		ATR: tx.Bytes, H: tx.H, Signed: tx.Signed, Header: x402.EncodeHeader(tx.Signed), PaymentID: paymentID(tx.Signed),
+	}
+	if f := t.Hooks.AfterSign; f != nil {
+		f(ctx, req, res)
+	}
+	return res, nil
+}
+
+// declined reports d and returns the error the request fails with.
+func (t *Transport) declined(req *http.Request, d *gate.Decline) error {
+	ctx := req.Context()
+	t.logger().WarnContext(ctx, "pay: declined", "url", logURL(req.URL), "code", string(d.Code), "detail", d.Detail)
+	if f := t.Hooks.Declined; f != nil {
+		f(ctx, req, d)
+	}
+	return fmt.Errorf("pay: %w", d)
+}
+
+// attempt is the policy the gate asks for one payment: the summary check,
+// then every configured policy, then the BeforeSign hook. It remembers which
+// policies allowed, to release them if nothing gets signed.
+type attempt struct {
+	t        *Transport
+	req      *http.Request
+	policies []gate.Policy
+
+	ps      gate.PaymentSummary
+	summary Summary
+	passed  []gate.Policy
+	allowed bool
+}
+
+func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {
+	if a.allowed {
+		return refuse(DetailNotChecked) // one payment per attempt; the gate asks once
+	}
+	s, err := Summarize(ps)
+	if err != nil {
+		return err
+	}
+	a.ps, a.summary = ps, s
+	for _, p := range a.policies {
+		if err := p.Allow(ctx, ps); err != nil {
+			a.release(ctx)
+			return err
+		}
+		a.passed = append(a.passed, p)
+	}
+	if f := a.t.Hooks.BeforeSign; f != nil {
+		if err := f(ctx, a.req, s); err != nil {
+			a.release(ctx)
+			var d *gate.Decline
+			if errors.As(err, &d) {
+				return d
+			}
+			a.t.logger().InfoContext(ctx, "pay: BeforeSign vetoed", "url", logURL(a.req.URL), "err", err)
+			return refuse(DetailVetoed)
+		}
+	}
+	a.allowed = true
+	return nil
+}
+
+// release gives back, newest first, what the policies that allowed reserved.
+func (a *attempt) release(ctx context.Context) {
+	for i := len(a.passed) - 1; i >= 0; i-- {
+		if r, ok := a.passed[i].(Releaser); ok {
+			r.Release(ctx, a.ps)
+		}
+	}
+	a.passed = nil
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+var zeroGate = &gate.Gate{}
+
+func (t *Transport) gate() *gate.Gate {
+	if t.Gate != nil {
+		return t.Gate
+	}
+	return zeroGate
+}
+
+var discardLogger = slog.New(slog.DiscardHandler)
+
+func (t *Transport) logger() *slog.Logger {
+	if t.Logger != nil {
+		return t.Logger
+	}
+	return discardLogger
+}
+
+func (t *Transport) maxReplay() int64 {
+	if t.MaxReplayBody > 0 {
+		return t.MaxReplayBody
+	}
+	return DefaultMaxReplayBody
+}
+
+func (t *Transport) max402() int64 {
+	if t.Max402Body > 0 {
+		return t.Max402Body
+	}
+	return DefaultMax402Body
+}
+
+// discard reads at most limit bytes of body and closes it. A body read to
+// its end lets the connection be reused; a longer one is cut off.
+func discard(body io.ReadCloser, limit int64) {
+	if body == nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, body, limit)
+	body.Close()
+}
+
+// origin is scheme://host:port with the default port written out, so that
+// https://a.example and https://a.example:443 are one origin.
+func origin(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// logURL is the URL without its query, which may hold credentials.
+func logURL(u *url.URL) string {
+	return u.Scheme + "://" + u.Host + u.EscapedPath()
+}

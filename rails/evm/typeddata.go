@@ -1,0 +1,326 @@
+package evm
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/termsgate/termsgate/internal/jsonv"
+)
+
+// This file hashes EIP-712 typed data directly from its JSON request form.
+// go-ethereum's apitypes computes the same digests (the tests cross-check
+// every vector against it) but needs a JSON round trip and reflection that
+// cost more than the rest of a payment together; the signer and the gate
+// hash every payment, so they use this.
+
+// typedField is one member of an EIP-712 struct type.
+type typedField struct{ name, typ string }
+
+type typeSet map[string][]typedField
+
+var (
+	arraySuffix = regexp.MustCompile(`^(.*)\[([0-9]*)\]$`)
+	intType     = regexp.MustCompile(`^(u?)int([0-9]*)$`)
+	bytesNType  = regexp.MustCompile(`^bytes([0-9]+)$`)
+)
+
+func readTypes(v jsonv.Value) (typeSet, error) {
+	o, ok := jsonv.AsObject(v)
+	if !ok {
+		return nil, errors.New("types is not an object")
+	}
+	ts := typeSet{}
+	for _, m := range o.Members() {
+		list, ok := jsonv.AsArray(m.Value)
+		if !ok {
+			return nil, fmt.Errorf("type %s is not a list", m.Key)
+		}
+		fields := make([]typedField, 0, len(list))
+		for _, e := range list {
+			f, ok := jsonv.AsObject(e)
+			name, ok1 := f.GetString("name")
+			typ, ok2 := f.GetString("type")
+			if !ok || !ok1 || !ok2 || name == "" || typ == "" {
+				return nil, fmt.Errorf("type %s has a malformed field", m.Key)
+			}
+			fields = append(fields, typedField{name, typ})
+		}
+		ts[m.Key] = fields
+	}
+	return ts, nil
+}
+
+// baseType strips array suffixes: "Person[][2]" → "Person".
+func baseType(t string) string {
+	for {
+		m := arraySuffix.FindStringSubmatch(t)
+		if m == nil {
+			return t
+		}
+		t = m[1]
+	}
+}
+
+func (ts typeSet) deps(t string, found map[string]bool) {
+	t = baseType(t)
+	if found[t] {
+		return
+	}
+	fields, ok := ts[t]
+	if !ok {
+		return
+	}
+	found[t] = true
+	for _, f := range fields {
+		ts.deps(f.typ, found)
+	}
+}
+
+func (ts typeSet) encodeType(primary string) string {
+	found := map[string]bool{}
+	ts.deps(primary, found)
+	delete(found, primary)
+	others := make([]string, 0, len(found))
+	for t := range found {
+		others = append(others, t)
+	}
+	sort.Strings(others)
+	var b strings.Builder
+	for _, t := range append([]string{primary}, others...) {
+		b.WriteString(t)
+		b.WriteByte('(')
+		for i, f := range ts[t] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(f.typ)
+			b.WriteByte(' ')
+			b.WriteString(f.name)
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+func (ts typeSet) hashStruct(t string, v jsonv.Value, depth int) ([]byte, error) {
+	if depth > 32 {
+		return nil, errors.New("typed data nests too deep")
+	}
+	o, ok := jsonv.AsObject(v)
+	if !ok {
+		return nil, fmt.Errorf("%s value is not an object", t)
+	}
+	fields := ts[t]
+	if o.Len() > len(fields) {
+		return nil, fmt.Errorf("%s value has members its type does not declare", t)
+	}
+	buf := make([]byte, 0, 32*(len(fields)+1))
+	buf = append(buf, crypto.Keccak256([]byte(ts.encodeType(t)))...)
+	for _, f := range fields {
+		fv, ok := o.Get(f.name)
+		if !ok {
+			return nil, fmt.Errorf("%s value lacks %s", t, f.name)
+		}
+		word, err := ts.encodeValue(f.typ, fv, depth)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", t, f.name, err)
+		}
+		buf = append(buf, word...)
+	}
+	return crypto.Keccak256(buf), nil
+}
+
+// encodeValue is EIP-712's encodeData for one value: always 32 bytes.
+func (ts typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, error) {
+	if m := arraySuffix.FindStringSubmatch(typ); m != nil {
+		items, ok := jsonv.AsArray(v)
+		if !ok {
+			return nil, errors.New("not an array")
+		}
+		if m[2] != "" {
+			if n, err := strconv.Atoi(m[2]); err != nil || n != len(items) {
+				return nil, errors.New("array of the wrong length")
+			}
+		}
+		buf := make([]byte, 0, 32*len(items))
+		for _, it := range items {
+			w, err := ts.encodeValue(m[1], it, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			buf = append(buf, w...)
+		}
+		return crypto.Keccak256(buf), nil
+	}
+	if _, ok := ts[typ]; ok {
+		return ts.hashStruct(typ, v, depth+1)
+	}
+	switch typ {
+	case "string":
+		s, ok := jsonv.AsString(v)
+		if !ok {
+			return nil, errors.New("not a string")
+		}
+		return crypto.Keccak256([]byte(s)), nil
+	case "bytes":
+		b, ok := hexValue(v)
+		if !ok {
+			return nil, errors.New("not 0x hex")
+		}
+		return crypto.Keccak256(b), nil
+	case "address":
+		s, _ := jsonv.AsString(v)
+		b, ok := HexBytes(s)
+		if !ok || len(b) != 20 {
+			return nil, errors.New("not an address")
+		}
+		return leftPad(b), nil
+	case "bool":
+		b, ok := v.(bool)
+		if !ok {
+			return nil, errors.New("not a boolean")
+		}
+		w := make([]byte, 32)
+		if b {
+			w[31] = 1
+		}
+		return w, nil
+	}
+	if m := bytesNType.FindStringSubmatch(typ); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		b, ok := hexValue(v)
+		if !ok || n < 1 || n > 32 || len(b) != n {
+			return nil, fmt.Errorf("not %d bytes of hex", n)
+		}
+		w := make([]byte, 32)
+		copy(w, b)
+		return w, nil
+	}
+	if m := intType.FindStringSubmatch(typ); m != nil {
+		bits := 256
+		if m[2] != "" {
+			bits, _ = strconv.Atoi(m[2])
+		}
+		if bits < 8 || bits > 256 || bits%8 != 0 {
+			return nil, fmt.Errorf("unknown type %s", typ)
+		}
+		n, ok := integerValue(v)
+		if !ok {
+			return nil, errors.New("not an integer")
+		}
+		return intWord(n, bits, m[1] == "u")
+	}
+	return nil, fmt.Errorf("unknown type %s", typ)
+}
+
+func hexValue(v jsonv.Value) ([]byte, bool) {
+	s, ok := jsonv.AsString(v)
+	if !ok {
+		return nil, false
+	}
+	return HexBytes(s)
+}
+
+// integerValue reads an integer written as a decimal string, a 0x hex string
+// or a JSON number with an integral value no larger than 2^53−1.
+func integerValue(v jsonv.Value) (*big.Int, bool) {
+	switch x := v.(type) {
+	case string:
+		if strings.HasPrefix(x, "0x") || strings.HasPrefix(x, "0X") {
+			return new(big.Int).SetString(x[2:], 16)
+		}
+		if x == "" || len(x) > 80 {
+			return nil, false
+		}
+		return new(big.Int).SetString(x, 10)
+	case jsonv.Number:
+		f := float64(x)
+		if f != float64(int64(f)) || f > jsonv.MaxSafeInteger || f < -jsonv.MaxSafeInteger {
+			return nil, false
+		}
+		return big.NewInt(int64(f)), true
+	}
+	return nil, false
+}
+
+func intWord(n *big.Int, bits int, unsigned bool) ([]byte, error) {
+	if unsigned {
+		if n.Sign() < 0 || n.BitLen() > bits {
+			return nil, fmt.Errorf("does not fit uint%d", bits)
+		}
+		return leftPad(n.Bytes()), nil
+	}
+	limit := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+	if n.Cmp(limit) >= 0 || n.Cmp(new(big.Int).Neg(limit)) < 0 {
+		return nil, fmt.Errorf("does not fit int%d", bits)
+	}
+	if n.Sign() >= 0 {
+		return leftPad(n.Bytes()), nil
+	}
+	twos := new(big.Int).Add(new(big.Int).Lsh(big.NewInt(1), 256), n)
+	return leftPad(twos.Bytes()), nil
+}
+
+func leftPad(b []byte) []byte {
+	w := make([]byte, 32)
+	copy(w[32-len(b):], b)
+	return w
+}
+
+// domainFields are the EIP712Domain members in the order the standard lists
+// them, used when a request's types do not declare the domain.
+var domainFields = []typedField{
+	{"name", "string"}, {"version", "string"}, {"chainId", "uint256"},
+	{"verifyingContract", "address"}, {"salt", "bytes32"},
+}
+
+// typedDataHashes computes the domain separator, struct hash and digest of
+// a typed-data request.
+func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
+	tv, _ := td.Get("types")
+	ts, err := readTypes(tv)
+	if err != nil {
+		return TypedDataParts{}, err
+	}
+	domain, ok := td.GetObject("domain")
+	if !ok {
+		return TypedDataParts{}, errors.New("typed data has no domain")
+	}
+	if _, declared := ts["EIP712Domain"]; !declared {
+		var fields []typedField
+		for _, f := range domainFields {
+			if domain.Has(f.name) {
+				fields = append(fields, f)
+			}
+		}
+		ts["EIP712Domain"] = fields
+	}
+	primary, ok := td.GetString("primaryType")
+	if !ok || primary == "EIP712Domain" {
+		return TypedDataParts{}, errors.New("typed data has no primaryType")
+	}
+	if _, ok := ts[primary]; !ok {
+		return TypedDataParts{}, fmt.Errorf("primaryType %s is not among the types", primary)
+	}
+	msg, _ := td.Get("message")
+	ds, err := ts.hashStruct("EIP712Domain", domain, 0)
+	if err != nil {
+		return TypedDataParts{}, err
+	}
+	sh, err := ts.hashStruct(primary, msg, 0)
+	if err != nil {
+		return TypedDataParts{}, err
+	}
+	var p TypedDataParts
+	copy(p.DomainSeparator[:], ds)
+	copy(p.StructHash[:], sh)
+	copy(p.Digest[:], crypto.Keccak256([]byte{0x19, 0x01}, ds, sh))
+	return p, nil
+}

@@ -1,0 +1,82 @@
+package evm
+
+import (
+	"testing"
+
+	"github.com/termsgate/termsgate/internal/jsonv"
+)
+
+// The direct hasher must agree with go-ethereum's apitypes on every shape a
+// pairing hands out, and refuse what apitypes refuses.
+func TestTypedDataHashesAgreeWithApitypes(t *testing.T) {
+	auth := jsonv.Obj("from", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "to", "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+		"value", "10000", "validAfter", "0", "validBefore", "1790000060",
+		"nonce", "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938")
+	cases := map[string]*jsonv.Object{
+		"TransferWithAuthorization": TransferWithAuthorization("USDC", "2", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", auth),
+		"nested, arrays, signed ints, bytes, bool": jsonv.Obj(
+			"domain", jsonv.Obj("name", "Mail", "chainId", 1, "verifyingContract", "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"),
+			"types", jsonv.Obj(
+				"EIP712Domain", []jsonv.Value{
+					jsonv.Obj("name", "name", "type", "string"), jsonv.Obj("name", "chainId", "type", "uint256"),
+					jsonv.Obj("name", "verifyingContract", "type", "address"),
+				},
+				"Person", []jsonv.Value{jsonv.Obj("name", "name", "type", "string"), jsonv.Obj("name", "wallets", "type", "address[]")},
+				"Mail", []jsonv.Value{
+					jsonv.Obj("name", "from", "type", "Person"), jsonv.Obj("name", "to", "type", "Person[]"),
+					jsonv.Obj("name", "contents", "type", "string"), jsonv.Obj("name", "delta", "type", "int96"),
+					jsonv.Obj("name", "blob", "type", "bytes"), jsonv.Obj("name", "ok", "type", "bool"),
+					jsonv.Obj("name", "tag", "type", "bytes4"), jsonv.Obj("name", "n", "type", "uint40"),
+				},
+			),
+			"primaryType", "Mail",
+			"message", jsonv.Obj(
+				"from", jsonv.Obj("name", "Cow", "wallets", []jsonv.Value{"0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"}),
+				"to", []jsonv.Value{jsonv.Obj("name", "Bob", "wallets", []jsonv.Value{})},
+				"contents", "Hello, Bob!", "delta", "-12345", "blob", "0xdeadbeef", "ok", true, "tag", "0x01020304", "n", 1099511627775,
+			),
+		),
+	}
+	for name, td := range cases {
+		got, err := TypedDataHashes(td)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := ApitypesHashes(td)
+		if err != nil {
+			t.Fatalf("%s: apitypes: %v", name, err)
+		}
+		if got != want {
+			t.Fatalf("%s: direct %x, apitypes %x", name, got, want)
+		}
+		// Without EIP712Domain in types the domain type is derived from the
+		// domain's members, in the standard's order: the same digest.
+		bare := td.Clone()
+		types, _ := bare.GetObject("types")
+		types.Delete("EIP712Domain")
+		if again, err := TypedDataHashes(bare); err != nil || again != got {
+			t.Fatalf("%s: derived domain type gives %x (%v)", name, again, err)
+		}
+	}
+}
+
+func TestTypedDataRefusesWhatDoesNotFit(t *testing.T) {
+	auth := func(k string, v jsonv.Value) *jsonv.Object {
+		a := jsonv.Obj("from", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "to", "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+			"value", "1", "validAfter", "0", "validBefore", "1", "nonce", "0x"+string(make([]byte, 0))+"8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938")
+		a.Set(k, v)
+		return TransferWithAuthorization("USDC", "2", 1, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", a)
+	}
+	for name, td := range map[string]*jsonv.Object{
+		"value over uint256": auth("value", "115792089237316195423570985008687907853269984665640564039457584007913129639936"),
+		"negative uint":      auth("value", "-1"),
+		"short nonce":        auth("nonce", "0x1234"),
+		"bad address":        auth("to", "0x1234"),
+		"extra member":       auth("extra", "x"),
+		"fractional number":  auth("value", jsonv.Number(1.5)),
+	} {
+		if _, err := TypedDataHashes(td); err == nil {
+			t.Errorf("%s: hashed", name)
+		}
+	}
+}
