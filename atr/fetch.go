@@ -110,6 +110,10 @@ func (f *Fetcher) doer() Doer {
 // (numeric hosts such as 0x7f.1 normalised, dot segments resolved, the path
 // percent-encoded as a browser would), not to net/url's reading of it.
 //
+// One caveat comes from net/http, not from here: its transport may resend an
+// idempotent GET once when a reused keep-alive connection turns out to have
+// been closed by the server before any answer.
+//
 // Fetch never panics, whatever the Doer does.
 func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err error) {
 	defer func() {
@@ -192,12 +196,10 @@ func readDeclared(rc io.Reader, n int64) ([]byte, error) {
 	if _, err := io.ReadFull(rc, buf[:n]); err != nil {
 		return nil, unfetchable(DetailUnfetchable)
 	}
-	switch k, err := io.ReadFull(rc, buf[n:]); {
-	case k == 0 && (err == io.EOF || err == nil):
-		return buf[:n:n], nil
-	default:
-		return nil, unfetchable(DetailUnfetchable)
+	if k, err := io.ReadFull(rc, buf[n:]); k != 0 || err != io.EOF {
+		return nil, unfetchable(DetailUnfetchable) // more than declared, or a failure at the end
 	}
+	return buf[:n:n], nil
 }
 
 // readStreamed reads a body of unknown length, doubling one buffer up to

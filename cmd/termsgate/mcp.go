@@ -1,0 +1,154 @@
+package main
+
+// termsgate mcp: the gate as MCP tools for AI agents (docs/mcp.md).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/mcpserver"
+)
+
+func init() {
+	commands["mcp"] = command{"serve the gate as MCP tools for agents (stdio, or --http)", runMCP}
+}
+
+const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
+                [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2]
+                [--seal-key-file FILE] [--allow-private]
+
+Serves MCP on standard input and output (the default), or streamable HTTP
+at http://ADDR/mcp with --http. Without a key the server offers atr_read,
+atr_confirm, atr_finish and atr_check; with one, also atr_transact and
+atr_agree, which sign with it.
+
+The seal key (32 random bytes: head -c 32 /dev/urandom > seal.key) comes from
+--seal-key-file, else $TERMSGATE_SEAL_KEY (64 hex digits), else a fresh
+random key per process. Give the same key to every instance that must accept
+another's chosen values (behind a load balancer, across restarts).`
+
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: termsgate %s\n\n", mcpUsage)
+		fs.PrintDefaults()
+	}
+	keys := addKeyFlags(fs)
+	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
+	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address that is not loopback")
+	tokenFile := fs.String("token-file", "", "with --http: a file holding the bearer token every request must carry")
+	sealKeyFile := fs.String("seal-key-file", "", "a file of 32 random bytes sealing chosen values (else $TERMSGATE_SEAL_KEY, else per process)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		return usageError(stderr, "mcp", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *httpAddr == "" && (*allowRemote || *tokenFile != "") {
+		return usageError(stderr, "mcp", errors.New("--allow-remote and --token-file go with --http"))
+	}
+
+	cfg := mcpserver.Config{Client: atr.NewClient(*allowPrivate), Version: "dev"}
+	if keys.devKey || keys.keyFile != "" {
+		s, err := keys.signer(stderr)
+		if err != nil {
+			return usageError(stderr, "mcp", err)
+		}
+		if keys.devKey {
+			fmt.Fprintln(stderr, "termsgate mcp: ******** WARNING ********")
+			fmt.Fprintln(stderr, "termsgate mcp: atr_transact and atr_agree sign with the PUBLISHED Anvil development key", s.Account())
+			fmt.Fprintln(stderr, "termsgate mcp: anyone can spend what that account holds; use it only on test networks")
+		}
+		cfg.Signer = s
+	}
+	key, err := sealKey(*sealKeyFile)
+	if err != nil {
+		return usageError(stderr, "mcp", err)
+	}
+	cfg.SealKey = key
+	srv, err := mcpserver.New(cfg)
+	if err != nil {
+		return usageError(stderr, "mcp", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *httpAddr == "" {
+		if err := srv.ServeStdio(ctx, stdin, stdout, stderr); err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "termsgate mcp:", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	if !mcpserver.IsLoopbackAddr(*httpAddr) && !*allowRemote {
+		return usageError(stderr, "mcp", fmt.Errorf("--http %s is not a loopback address; give --allow-remote to serve it (and a --token-file)", *httpAddr))
+	}
+	var token string
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return usageError(stderr, "mcp", err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return usageError(stderr, "mcp", fmt.Errorf("--token-file %s is empty", *tokenFile))
+		}
+	} else if !mcpserver.IsLoopbackAddr(*httpAddr) {
+		fmt.Fprintln(stderr, "termsgate mcp: WARNING: serving a non-loopback address without --token-file: anyone who reaches it can use the tools")
+	}
+	return serveMCPHTTP(ctx, srv, *httpAddr, token, stderr)
+}
+
+// sealKey reads the seal key from the file, else $TERMSGATE_SEAL_KEY; nil
+// means a per-process key.
+func sealKey(file string) ([]byte, error) {
+	if file != "" {
+		return mcpserver.SealKeyFromFile(file)
+	}
+	if v, ok := os.LookupEnv("TERMSGATE_SEAL_KEY"); ok {
+		k, err := mcpserver.SealKeyFromHex(v)
+		if err != nil {
+			return nil, fmt.Errorf("$TERMSGATE_SEAL_KEY: %w", err)
+		}
+		return k, nil
+	}
+	return nil, nil
+}
+
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, token string, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "termsgate mcp:", err)
+		return exitFailure
+	}
+	hs := &http.Server{
+		Handler:           srv.HTTPHandler(mcpserver.HTTPOptions{Token: token}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	// Tests and scripts read the bound address (port 0 picks one) from here.
+	fmt.Fprintf(stderr, "termsgate mcp: serving MCP at http://%s/mcp\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintln(stderr, "termsgate mcp:", err)
+		return exitFailure
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shutdown)
+		return exitOK
+	}
+}
