@@ -23,7 +23,9 @@ const MemoID = mpp.PairingTempoMemo
 
 func (Memo) ID() string { return MemoID }
 
-func (Memo) Pattern() rails.Pattern { return rails.Pattern{Name: "opaque-challenge", PublicProof: true} }
+func (Memo) Pattern() rails.Pattern {
+	return rails.Pattern{Name: "opaque-challenge", PublicProof: true}
+}
 
 func (Memo) Read(doc jsonv.Value) (rails.Read, error) { return mpp.Read(doc) }
 

@@ -26,7 +26,9 @@ const PushID = mpp.PairingTempoPush
 
 func (Push) ID() string { return PushID }
 
-func (Push) Pattern() rails.Pattern { return rails.Pattern{Name: "opaque-challenge", PublicProof: true} }
+func (Push) Pattern() rails.Pattern {
+	return rails.Pattern{Name: "opaque-challenge", PublicProof: true}
+}
 
 func (Push) Read(doc jsonv.Value) (rails.Read, error) { return mpp.Read(doc) }
 

@@ -1,0 +1,123 @@
+package evm
+
+import (
+	"strconv"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+)
+
+// MPPAuthorization is mpp/charge/evm/authorization (pairings-evm-tempo.md
+// §C.4): an EIP-3009 TransferWithAuthorization answering an MPP charge
+// challenge on an EVM chain.
+//
+// Where H goes: the challenge id is base64url(H) and its position, and the
+// signed nonce is keccak256(id ‖ realm), the challenge hash. The token emits
+// the nonce in AuthorizationUsed, so a holder of the ATR and the realm can
+// recompute it; the read-back checks that the nonce is the echoed
+// challenge's hash and reads H from the echoed id.
+type MPPAuthorization struct{}
+
+// MPPAuthorizationID is the pairing id.
+const MPPAuthorizationID = mpp.PairingEVMAuthorization
+
+// CodeNonceNotChallengeHash refuses a credential whose nonce is not the
+// echoed challenge's hash.
+const CodeNonceNotChallengeHash = "mpp/nonce-not-challenge-hash"
+
+func (MPPAuthorization) ID() string { return MPPAuthorizationID }
+
+func (MPPAuthorization) Pattern() rails.Pattern {
+	return rails.Pattern{Name: "id-reuse", PublicProof: true}
+}
+
+func (MPPAuthorization) Read(doc jsonv.Value) (rails.Read, error) { return mpp.Read(doc) }
+
+// Choose takes the required tokenDomain, the token's EIP-712 name and
+// version, which an MPP challenge does not carry.
+func (MPPAuthorization) Choose(read rails.Read, account string, inputs *jsonv.Object, now int64, _ string) (jsonv.Value, error) {
+	challenge, from, err := mpp.Choose(read, account, MPPAuthorizationID)
+	if err != nil {
+		return nil, err
+	}
+	given, err := mpp.Inputs(inputs, mpp.Input{Name: "tokenDomain", Kind: "object"})
+	if err != nil {
+		return nil, err
+	}
+	return mpp.Choice(challenge, from, now, given), nil
+}
+
+type mppAuthorizationUnsigned struct {
+	challenge     *jsonv.Object
+	source        string
+	authorization *jsonv.Object // {from, to, value, validAfter, validBefore, nonce}
+	typedData     *jsonv.Object
+}
+
+// Build signs to the recipient the amount, valid until the challenge
+// expires, under the nonce keccak256(id ‖ realm).
+func (MPPAuthorization) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
+	o, err := mpp.OfferFor(choice, h, MPPAuthorizationID)
+	if err != nil {
+		return nil, err
+	}
+	td, _ := o.Choice.GetObject("tokenDomain")
+	name, _ := td.GetString("name")
+	version, _ := td.GetString("version")
+	if name == "" || version == "" {
+		return nil, rails.Refuse(mpp.CodeInputMalformed)
+	}
+	chain := mpp.ChargeChain(o.Checked)
+	nonce := mpp.ChallengeHash(mpp.String(o.Challenge, "id"), mpp.String(o.Challenge, "realm"))
+	authorization := jsonv.Obj(
+		"from", o.From, "to", mpp.String(o.Request, "recipient"), "value", mpp.String(o.Request, "amount"),
+		"validAfter", "0", "validBefore", strconv.FormatInt(o.Expires, 10), "nonce", atr.Hash(nonce).String())
+	return &mppAuthorizationUnsigned{
+		challenge:     o.Challenge,
+		source:        mpp.Source(chain, o.From),
+		authorization: authorization,
+		typedData:     TransferWithAuthorization(name, version, chain, mpp.String(o.Request, "currency"), authorization),
+	}, nil
+}
+
+func (MPPAuthorization) Request(u rails.Unsigned) (rails.Request, error) {
+	return jsonv.Obj("kind", "eip712", "typedData", u.(*mppAuthorizationUnsigned).typedData.Clone()), nil
+}
+
+// Complete takes the signature, "0x" hex of 65–8192 bytes.
+func (MPPAuthorization) Complete(u rails.Unsigned, answer jsonv.Value, _ rails.Chosen) (rails.Completion, error) {
+	b := u.(*mppAuthorizationUnsigned)
+	sig, ok := answer.(string)
+	if _, okHex := mpp.HexBytes(sig, MinSignatureBytes, MaxSignatureBytes); !ok || !okHex {
+		return rails.Completion{}, rails.Refuse(mpp.CodeCredentialMalformed)
+	}
+	payload := jsonv.Obj("type", "authorization")
+	for _, m := range b.authorization.Members() {
+		payload.Set(m.Key, m.Value)
+	}
+	payload.Set("signature", sig)
+	return rails.Completion{Signed: mpp.Credential(b.challenge, b.source, payload)}, nil
+}
+
+// Bound reads H back: the echoed id, once the nonce is the echoed
+// challenge's hash.
+func (MPPAuthorization) Bound(presented jsonv.Value) (string, error) {
+	e, err := mpp.Echoed(presented, MPPAuthorizationID)
+	if err != nil {
+		return "", err
+	}
+	if t, _ := e.Payload.GetString("type"); t != "authorization" {
+		return "", rails.Refuse(mpp.CodeCredentialType)
+	}
+	nonceText, _ := e.Payload.GetString("nonce")
+	nonce, err := atr.ParseHash(nonceText)
+	if err != nil {
+		return "", rails.Refuse(mpp.CodeCredentialMalformed)
+	}
+	if nonce != atr.Hash(mpp.ChallengeHash(mpp.String(e.Challenge, "id"), mpp.String(e.Challenge, "realm"))) {
+		return "", rails.Refuse(CodeNonceNotChallengeHash)
+	}
+	return e.H.String(), nil
+}

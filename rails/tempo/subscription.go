@@ -1,0 +1,149 @@
+package tempo
+
+import (
+	"math/big"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+)
+
+// Subscription is mpp/subscription/tempo (pairings-evm-tempo.md §C.8): the
+// account's root key signs a key authorization granting the seller's access
+// key a per-period limit on the currency, for transferWithMemo to the
+// recipient only.
+//
+// Where H goes: the key authorization's witness. The chain emits it as topic
+// 2 of the account keychain's KeyAuthorizationWitness log when the key is
+// registered, so anyone holding the ATR can find the subscription. The
+// challenge id is the bare base64url of H.
+type Subscription struct{}
+
+// SubscriptionID is the pairing id.
+const SubscriptionID = mpp.PairingSubscription
+
+func (Subscription) ID() string { return SubscriptionID }
+
+func (Subscription) Pattern() rails.Pattern {
+	return rails.Pattern{Name: "native-field", PublicProof: true}
+}
+
+func (Subscription) Read(doc jsonv.Value) (rails.Read, error) { return mpp.Read(doc) }
+
+// Choose takes no inputs.
+func (Subscription) Choose(read rails.Read, account string, _ *jsonv.Object, now int64, _ string) (jsonv.Value, error) {
+	challenge, from, err := mpp.Choose(read, account, SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	return mpp.Choice(challenge, from, now, nil), nil
+}
+
+var keyTypes = map[string]int{"secp256k1": KeyTypeSecp256k1, "p256": KeyTypeP256, "webAuthn": KeyTypeWebAuthn}
+
+// Seconds of a period unit.
+const (
+	day  = 86_400
+	week = 604_800
+)
+
+var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
+
+type subscriptionUnsigned struct {
+	auth      *KeyAuthorization
+	request   rails.Request
+	challenge *jsonv.Object
+	source    string
+}
+
+// Build writes the key authorization with witness = H: the challenge's
+// chain, the access key, expiry at subscriptionExpires, one limit of amount
+// per periodCount periods on the currency, calls to the currency of
+// transferWithMemo to the recipient.
+func (Subscription) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
+	o, err := mpp.OfferFor(choice, h, SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	bad := rails.Refuse(CodeKeyAuthorizationMalformed)
+	r := o.Request
+	key, _ := o.Details.GetObject("accessKey")
+	chain, _ := mpp.ChainIDOf(o.Details, "chainId")
+	expiry, _ := mpp.UnixOf(mpp.String(r, "subscriptionExpires"))
+	amount, _ := mpp.Uint256(mpp.String(r, "amount"))
+	count, _ := new(big.Int).SetString(mpp.String(r, "periodCount"), 10)
+	unit := int64(day)
+	if mpp.String(r, "periodUnit") == "week" {
+		unit = week
+	}
+	period := new(big.Int).Mul(count, big.NewInt(unit))
+	if expiry < 0 || period.Cmp(two64) >= 0 || amount == nil {
+		return nil, bad
+	}
+	currency := mpp.String(r, "currency")
+	auth := &KeyAuthorization{
+		ChainID: uint64(chain),
+		KeyType: keyTypes[mpp.String(key, "keyType")],
+		KeyID:   mpp.String(key, "accessKeyAddress"),
+		Expiry:  uint64(expiry),
+		Limits:  []Limit{{Token: currency, Limit: amount, Period: period.Uint64()}},
+		AllowedCalls: []Scope{{Target: currency, Rules: []SelectorRule{{
+			Selector: SelectorTransferWithMemo, Recipients: []string{mpp.String(r, "recipient")},
+		}}}},
+		Witness: h,
+	}
+	digest, err := auth.Digest()
+	if err != nil {
+		return nil, err
+	}
+	req := jsonv.Obj("kind", KindTempoKeyAuthorization, "authorization", auth.JSON(), "digest", hex0x(digest[:]))
+	return &subscriptionUnsigned{auth: auth, request: req, challenge: o.Challenge, source: mpp.Source(chain, o.From)}, nil
+}
+
+func (Subscription) Request(u rails.Unsigned) (rails.Request, error) {
+	return u.(*subscriptionUnsigned).request.Clone(), nil
+}
+
+// Complete takes the root key's signature of the digest (65–8192 bytes) and
+// writes the signed authorization, rlp([authorization, signature]).
+func (Subscription) Complete(un rails.Unsigned, answer jsonv.Value, _ rails.Chosen) (rails.Completion, error) {
+	u := un.(*subscriptionUnsigned)
+	s, _ := answer.(string)
+	sig, ok := mpp.HexBytes(s, 65, 8192)
+	if !ok {
+		return rails.Completion{}, rails.Refuse(mpp.CodeCredentialMalformed)
+	}
+	signed, err := u.auth.EncodeSigned(sig)
+	if err != nil {
+		return rails.Completion{}, err
+	}
+	payload := jsonv.Obj("type", "keyAuthorization", "signature", hex0x(signed))
+	return rails.Completion{Signed: mpp.Credential(u.challenge, u.source, payload)}, nil
+}
+
+// Bound reads H back: the signed authorization's witness.
+func (Subscription) Bound(presented jsonv.Value) (string, error) {
+	e, err := mpp.Echoed(presented, SubscriptionID)
+	if err != nil {
+		return "", err
+	}
+	if t, _ := e.Payload.GetString("type"); t != "keyAuthorization" {
+		return "", rails.Refuse(CodeNotAnOpening)
+	}
+	signed, ok := e.Payload.GetString("signature")
+	if !ok {
+		return "", rails.Refuse(CodeKeyAuthorizationMalformed)
+	}
+	k, err := DecodeKeyAuthorization(signed)
+	if err != nil {
+		return "", err
+	}
+	if k.Witness == nil {
+		return "", rails.Refuse(CodeNoWitness)
+	}
+	if atr.Hash(k.Witness) != e.H {
+		return "", rails.Refuse(CodeWitnessNotBound)
+	}
+	return e.H.String(), nil
+}
