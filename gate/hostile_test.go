@@ -133,8 +133,8 @@ func TestSignerAnswersAreChecked(t *testing.T) {
 		code   gate.Code
 		detail string
 	}{
-		"refuses": {func(context.Context, rails.Request) (jsonv.Value, error) { return nil, errors.New("no") }, gate.SignerFailed, gate.DetailSignerFailed},
-		"panics": {func(context.Context, rails.Request) (jsonv.Value, error) { panic("wallet bug") }, gate.SignerFailed, gate.DetailSignerFailed},
+		"refuses":          {func(context.Context, rails.Request) (jsonv.Value, error) { return nil, errors.New("no") }, gate.SignerFailed, gate.DetailSignerFailed},
+		"panics":           {func(context.Context, rails.Request) (jsonv.Value, error) { panic("wallet bug") }, gate.SignerFailed, gate.DetailSignerFailed},
 		"answers a number": {func(context.Context, rails.Request) (jsonv.Value, error) { return jsonv.Number(1), nil }, gate.SignedNotBound, "x402/signature-malformed"},
 		"answers 64 bytes": {func(context.Context, rails.Request) (jsonv.Value, error) {
 			return "0x" + hex64(), nil
