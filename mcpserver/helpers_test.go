@@ -561,3 +561,5 @@ func rawStdio(t testing.TB, srv *mcpserver.Server) *rawSession {
 	rs.initialize()
 	return rs
 }
+
+func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o600) }

@@ -12,6 +12,7 @@ import (
 // verification is inside the figure.
 func BenchmarkPayRoundTrip(b *testing.B) {
 	e := newEnv(b, nil)
+	e.noSeen = true
 	url := e.seller.ResourceURL()
 	// Warm the connections and the TLS sessions.
 	if resp, _, err := get(b, e.client, url); err != nil || resp.StatusCode != 200 {

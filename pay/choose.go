@@ -26,11 +26,18 @@ func pickPairing(g *gate.Gate, doc jsonv.Value, account string) (string, *gate.D
 	if reg == nil {
 		reg = defaultRegistry()
 	}
-	var readFail, chooseFail *gate.Decline
+	var candidates []rails.Pairing
 	for _, p := range reg.All() {
-		if rails.Namespace(p.ID()) != "x402" {
-			continue
+		if rails.Namespace(p.ID()) == "x402" {
+			candidates = append(candidates, p)
 		}
+	}
+	if len(candidates) == 1 {
+		// Transact reads and chooses first and declines exactly as below.
+		return candidates[0].ID(), nil
+	}
+	var readFail, chooseFail *gate.Decline
+	for _, p := range candidates {
 		read, err := guarded(func() (rails.Read, error) { return p.Read(doc) })
 		if err != nil {
 			if readFail == nil {

@@ -87,8 +87,9 @@ type env struct {
 	transport *pay.Transport
 	client    *http.Client
 
-	mu   sync.Mutex
-	seen []seenRequest
+	mu     sync.Mutex
+	seen   []seenRequest
+	noSeen bool // the benchmark keeps no record
 }
 
 type seenRequest struct {
@@ -106,6 +107,10 @@ func newEnv(tb testing.TB, wrap func(e *env, next http.Handler) http.Handler) *e
 		h = wrap(e, h)
 	}
 	record := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if e.noSeen {
+			h.ServeHTTP(w, r)
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		e.mu.Lock()

@@ -55,6 +55,11 @@ const (
 	// asked about (a pairing with nothing to sign); it is not sent. Code
 	// no-payable-option.
 	DetailNotChecked = "pay/payment-not-checked"
+	// DetailAgreementNeedsApproval: the pairing's payment is no public proof
+	// and its agreement payment needs approval (gate.Transacted.Approve),
+	// which the transport does not give. Code agreement-pending; nothing
+	// signed.
+	DetailAgreementNeedsApproval = "pay/agreement-needs-approval"
 )
 
 // Transport pays x402 v2 402s through the gate. The zero value is not
@@ -242,6 +247,12 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, doc *jsonv.Objec
 			a.release(ctx) // nothing signed left the process
 		}
 		return nil, t.declined(req, d)
+	}
+	if tx.Approve != nil {
+		// The pairing needs an agreement payment approved first; the
+		// transport has no one to ask, and nothing was signed.
+		a.release(ctx)
+		return nil, t.declined(req, &gate.Decline{Code: gate.AgreementPending, Detail: DetailAgreementNeedsApproval})
 	}
 	if !a.allowed || tx.Signed == nil {
 		a.release(ctx)

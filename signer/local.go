@@ -68,6 +68,10 @@ func (l *Local) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error
 			return nil, fmt.Errorf("signer: %w", err)
 		}
 		return l.signDigest(digest)
+	case "tempo-call", "tempo-calls":
+		return l.signTempoCall(ctx, req)
+	case "tempo-key-authorization":
+		return l.signTempoKeyAuthorization(req)
 	default:
 		return nil, fmt.Errorf("signer: the local key does not sign %q requests", kind)
 	}

@@ -57,6 +57,26 @@ type parser struct {
 	data     []byte
 	pos      int
 	maxDepth int
+	// scanOnly accepts \u escapes that leave a lone surrogate, as a pure
+	// syntax check (RFC 8259's grammar) does.
+	scanOnly bool
+}
+
+// Valid reports whether data is exactly one RFC 8259 JSON value, valid UTF-8
+// with no byte-order mark, nested at most maxDepth deep. It is the grammar
+// alone: a \u escape naming a lone surrogate is allowed, as JSON.parse
+// allows it.
+func Valid(data []byte, maxDepth int) bool {
+	if !utf8.Valid(data) {
+		return false
+	}
+	p := parser{data: data, maxDepth: maxDepth, scanOnly: true}
+	p.skipSpace()
+	if _, err := p.value(0); err != nil {
+		return false
+	}
+	p.skipSpace()
+	return p.pos == len(p.data)
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -319,7 +339,9 @@ func (p *parser) str() (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if utf16.IsSurrogate(r) {
+			if utf16.IsSurrogate(r) && p.scanOnly {
+				r = utf8.RuneError
+			} else if utf16.IsSurrogate(r) {
 				if r >= 0xDC00 || p.pos+6 > len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
 					return "", p.errorf("lone surrogate in a \\u escape")
 				}

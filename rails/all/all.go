@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/tempo"
 )
 
 // Default returns a new registry of every pairing, in the order the agreement
@@ -12,5 +13,10 @@ import (
 func Default() *rails.Registry {
 	return rails.NewRegistry(
 		evm.ExactEIP3009{},
+		evm.MPPAuthorization{},
+		tempo.Memo{},
+		tempo.Push{},
+		tempo.Session{},
+		tempo.Subscription{},
 	)
 }

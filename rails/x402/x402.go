@@ -233,7 +233,7 @@ func DecodeHeader(header string) (*jsonv.Object, error) {
 	}
 	v, err := jsonv.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
 	o, ok := jsonv.AsObject(v)
 	if !ok {

@@ -1,0 +1,276 @@
+package main
+
+// termsgate pay: curl for x402 resources, paying through the gate.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/pay"
+	"github.com/termsgate/termsgate/rails"
+)
+
+func init() {
+	commands["pay"] = command{"request a URL, paying its x402 402 through the gate", runPay}
+}
+
+const payUsage = `pay (--key-file FILE|--dev-key) --max-amount N [flags] URL
+
+Requests URL (GET, or -X POST -d DATA). When the seller answers 402 with an
+x402 v2 PAYMENT-REQUIRED, the gate fetches its terms (the ATR), checks their
+SHA-256 against the advertised hash, checks the spend limits, signs once and
+sends the request again with the payment. The response body goes to standard
+output, the payment summary to standard error.
+
+--network picks the signer's account, and so which of the seller's options is
+paid (default eip155:84532, Base Sepolia). --max-amount is the most one
+payment may move, in atomic units of the asset the seller asks for on that
+network (6 decimals for USDC: 10000 is 0.01 USDC); it is required unless
+--dry-run, which shows what would be signed and signs nothing.
+
+Exit status: 0 paid (or nothing to pay) and a 2xx answer; 1 the gate
+declined (the decline JSON on standard output, nothing signed); 2 usage;
+3 a failure, including a seller that refused the payment.`
+
+// payClient is the network the command uses for the resource and the ATR;
+// tests replace it with a loopback client.
+var payClient = func(allowPrivate bool) *http.Client { return atr.NewClient(allowPrivate) }
+
+// payFlags are the command's flags; Go's flag package stops at the first
+// positional argument, so parsePayArgs lets the URL come anywhere.
+type payFlags struct {
+	fs                     *flag.FlagSet
+	keys                   *keyFlags
+	method, data, asset    string
+	maxAmount              string
+	headers                headerList
+	maxPayable, timeout    time.Duration
+	allowPrivate, dryRun   bool
+	verbose                bool
+	url                    string
+}
+
+type headerList []string
+
+func (h *headerList) String() string     { return strings.Join(*h, ", ") }
+func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
+
+func newPayFlags(stderr io.Writer) *payFlags {
+	f := &payFlags{fs: flag.NewFlagSet("pay", flag.ContinueOnError)}
+	fs := f.fs
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: termsgate %s\n\nFlags:\n", payUsage)
+		fs.PrintDefaults()
+	}
+	f.keys = addKeyFlags(fs)
+	fs.StringVar(&f.method, "X", "", "the HTTP method (default GET, or POST with -d)")
+	fs.StringVar(&f.data, "d", "", "the request body, sent byte for byte")
+	fs.Var(&f.headers, "H", `a request header "Name: value" (repeatable)`)
+	fs.StringVar(&f.maxAmount, "max-amount", "", "the most one payment may move, in the asset's atomic units")
+	fs.StringVar(&f.asset, "asset", "", "pay only in this token contract (default: any asset on --network)")
+	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed or sent")
+	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
+	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "the limit on the whole exchange")
+	return f
+}
+
+func (f *payFlags) parse(args []string) error {
+	for {
+		if err := f.fs.Parse(args); err != nil {
+			return err
+		}
+		if f.fs.NArg() == 0 {
+			break
+		}
+		if f.url != "" {
+			return fmt.Errorf("expected one URL, also got %q", f.fs.Arg(0))
+		}
+		f.url, args = f.fs.Arg(0), f.fs.Args()[1:]
+	}
+	if f.url == "" {
+		return errors.New("no URL")
+	}
+	u, err := url.Parse(f.url)
+	if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", f.url)
+	}
+	if f.method == "" {
+		f.method = http.MethodGet
+		if flagSet(f.fs, "d") {
+			f.method = http.MethodPost
+		}
+	}
+	if f.maxAmount == "" && !f.dryRun {
+		return errors.New("--max-amount is required (atomic units of the asset; --dry-run shows what the seller asks)")
+	}
+	if f.asset != "" && !flagSet(f.fs, "max-amount") {
+		return errors.New("--asset needs --max-amount")
+	}
+	return nil
+}
+
+// policy is the spend policy the flags describe; nil when --max-amount is
+// not given (only with --dry-run).
+func (f *payFlags) policy() (*pay.Policy, error) {
+	if f.maxAmount == "" {
+		return nil, nil
+	}
+	max, ok := new(big.Int).SetString(f.maxAmount, 10)
+	if !ok || max.Sign() < 0 || strings.Trim(f.maxAmount, "0123456789") != "" {
+		return nil, fmt.Errorf("--max-amount %q is not a decimal number of atomic units", f.maxAmount)
+	}
+	return pay.NewPolicy(pay.PolicyConfig{
+		Limits:     []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max}},
+		MaxPayable: f.maxPayable,
+	})
+}
+
+func (f *payFlags) request(ctx context.Context) (*http.Request, error) {
+	var body io.Reader
+	if flagSet(f.fs, "d") {
+		body = strings.NewReader(f.data) // GetBody set: replayed without buffering
+	}
+	req, err := http.NewRequestWithContext(ctx, f.method, f.url, body)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range f.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("-H %q is not \"Name: value\"", h)
+		}
+		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return req, nil
+}
+
+// errDryRun stops a dry run at BeforeSign.
+var errDryRun = errors.New("dry run")
+
+// refuseToSign is the dry run's signer: the hook stops the payment first,
+// and if anything ever got past it, this signs nothing.
+type refuseToSign struct{ gate.Signer }
+
+func (refuseToSign) Sign(context.Context, rails.Request) (jsonv.Value, error) {
+	return nil, errors.New("dry run: nothing is signed")
+}
+
+func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	f := newPayFlags(stderr)
+	if err := f.parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return usageError(stderr, "pay", err)
+	}
+	policy, err := f.policy()
+	if err != nil {
+		return usageError(stderr, "pay", err)
+	}
+	s, err := f.keys.signer(stderr)
+	if err != nil {
+		return usageError(stderr, "pay", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
+	defer cancel()
+	req, err := f.request(ctx)
+	if err != nil {
+		return usageError(stderr, "pay", err)
+	}
+	if req.URL.Scheme == "http" {
+		fmt.Fprintln(stderr, "termsgate: WARNING: plain http: anyone on the path can read the payment and the response")
+	}
+
+	hc := payClient(f.allowPrivate)
+	t := &pay.Transport{
+		Base:   hc.Transport,
+		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
+		Signer: s,
+		Policy: policy,
+	}
+	if f.verbose {
+		t.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	var wouldSign *pay.Summary
+	if f.dryRun {
+		t.Signer = refuseToSign{s}
+		t.Hooks.BeforeSign = func(_ context.Context, _ *http.Request, sum pay.Summary) error {
+			wouldSign = &sum
+			return errDryRun
+		}
+	}
+	resp, err := pay.NewClient(t).Do(req)
+	if wouldSign != nil {
+		fmt.Fprintf(stderr, "termsgate: dry run: the seller asks for a signature granting %s\n", wouldSign)
+		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed or sent")
+		return exitOK
+	}
+	if err != nil {
+		var d *gate.Decline
+		if errors.As(err, &d) {
+			return printResult(stdout, stderr, nil, d)
+		}
+		fmt.Fprintln(stderr, "termsgate pay:", err)
+		return exitFailure
+	}
+	defer resp.Body.Close()
+	res := pay.ResultOf(resp)
+	if res == nil {
+		if f.dryRun {
+			fmt.Fprintf(stderr, "termsgate: dry run: nothing to pay (%s)\n", resp.Status)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "termsgate: nothing paid (%s)\n", resp.Status)
+	} else {
+		reportPayment(stderr, res, resp)
+	}
+	if _, err := io.Copy(stdout, resp.Body); err != nil {
+		fmt.Fprintln(stderr, "termsgate pay: reading the response:", err)
+		return exitFailure
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// reportPayment writes the summary of what was signed and what the seller
+// made of it.
+func reportPayment(stderr io.Writer, res *pay.Result, resp *http.Response) {
+	fmt.Fprintf(stderr, "termsgate: signed %s\n", res.Summary)
+	if res.PaymentID != "" {
+		fmt.Fprintf(stderr, "termsgate: payment id %s\n", res.PaymentID)
+	}
+	switch st := res.Settlement; {
+	case st != nil && st.Success:
+		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s on %s\n", st.Transaction, st.Network)
+	case st != nil:
+		fmt.Fprintf(stderr, "termsgate: the seller reports it did not settle: %s\n", st.ErrorReason)
+	case res.SettlementErr != nil:
+		fmt.Fprintf(stderr, "termsgate: the seller's PAYMENT-RESPONSE is unreadable: %v\n", res.SettlementErr)
+	}
+	switch {
+	case res.StatusCode >= 300 && res.StatusCode <= 399:
+		fmt.Fprintf(stderr, "termsgate: the seller answered the payment with %d to %s: not followed (another origin)\n",
+			res.StatusCode, resp.Header.Get("Location"))
+	case res.StatusCode == http.StatusPaymentRequired:
+		fmt.Fprintln(stderr, "termsgate: the seller refused the payment (402 again); no second signature is made")
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		fmt.Fprintf(stderr, "termsgate: the seller answered %s\n", resp.Status)
+	}
+}
