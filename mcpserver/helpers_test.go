@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -563,3 +564,5 @@ func rawStdio(t testing.TB, srv *mcpserver.Server) *rawSession {
 }
 
 func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o600) }
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

@@ -51,15 +51,15 @@ var payClient = func(allowPrivate bool) *http.Client { return atr.NewClient(allo
 // payFlags are the command's flags; Go's flag package stops at the first
 // positional argument, so parsePayArgs lets the URL come anywhere.
 type payFlags struct {
-	fs                     *flag.FlagSet
-	keys                   *keyFlags
-	method, data, asset    string
-	maxAmount              string
-	headers                headerList
-	maxPayable, timeout    time.Duration
-	allowPrivate, dryRun   bool
-	verbose                bool
-	url                    string
+	fs                   *flag.FlagSet
+	keys                 *keyFlags
+	method, data, asset  string
+	maxAmount            string
+	headers              headerList
+	maxPayable, timeout  time.Duration
+	allowPrivate, dryRun bool
+	verbose              bool
+	url                  string
 }
 
 type headerList []string
@@ -83,7 +83,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.StringVar(&f.asset, "asset", "", "pay only in this token contract (default: any asset on --network)")
 	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed or sent")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed, no payment sent")
 	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "the limit on the whole exchange")
 	return f
@@ -217,7 +217,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	resp, err := pay.NewClient(t).Do(req)
 	if wouldSign != nil {
 		fmt.Fprintf(stderr, "termsgate: dry run: the seller asks for a signature granting %s\n", wouldSign)
-		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed or sent")
+		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed, no payment sent")
 		return exitOK
 	}
 	if err != nil {
