@@ -43,6 +43,9 @@ func (x *Exchange) get(ctx context.Context, url, payment string, deadline time.D
 		return answer{}, nil
 	}
 	defer resp.Body.Close()
+	if ctx.Err() != nil {
+		return answer{}, nil // a response that raced the deadline is no answer
+	}
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		return answer{}, &Failure{Code: CodeFailed, Detail: DetailRedirect}
 	}
@@ -67,7 +70,7 @@ func (x *Exchange) get(ctx context.Context, url, payment string, deadline time.D
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReceiptBytes+1))
-	if err != nil {
+	if err != nil || ctx.Err() != nil {
 		return answer{}, nil
 	}
 	if len(body) > MaxReceiptBytes {

@@ -132,4 +132,3 @@ func integersOnly(v jsonv.Value, depth int) bool {
 	}
 	return false
 }
-

@@ -143,7 +143,10 @@ func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err erro
 	req.Header = http.Header{"Accept-Encoding": {"identity"}}
 
 	resp, err := f.doer().Do(req)
-	if err != nil || resp == nil {
+	// net/http may hand back a response that raced the deadline (a server
+	// answering because our cancellation closed its request): past the
+	// deadline nothing counts.
+	if err != nil || resp == nil || ctx.Err() != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
@@ -184,9 +187,14 @@ func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err erro
 		return nil, tooLarge()
 	}
 	if declared >= 0 {
-		return readDeclared(rc, declared)
+		body, err = readDeclared(rc, declared)
+	} else {
+		body, err = readStreamed(rc)
 	}
-	return readStreamed(rc)
+	if err == nil && ctx.Err() != nil {
+		return nil, unfetchable(DetailUnfetchable)
+	}
+	return body, err
 }
 
 // readDeclared reads a body of known length into one buffer of exactly that

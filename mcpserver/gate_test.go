@@ -154,5 +154,5 @@ func TestRead(t *testing.T) {
 	if s.fetches.Load() != 0 {
 		t.Fatal("atr_read fetched")
 	}
-	wantDecline(t, call(t, cs, "atr_read", jsonv.Obj("pairing", "x402/nonesuch", "document", f.D)), string(gate.PairingNotSupported), "")
+	wantDecline(t, callUnchecked(t, cs, "atr_read", jsonv.Obj("pairing", "x402/nonesuch", "document", f.D)), string(gate.PairingNotSupported), "")
 }

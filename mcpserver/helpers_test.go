@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,9 +100,17 @@ func loadFixture(t testing.TB) *fixture {
 func valueAt(t testing.TB, v jsonv.Value, path ...string) jsonv.Value {
 	t.Helper()
 	for _, k := range path {
+		if a, ok := jsonv.AsArray(v); ok {
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(a) {
+				t.Fatalf("%v: no element %q", path, k)
+			}
+			v = a[i]
+			continue
+		}
 		o, ok := jsonv.AsObject(v)
 		if !ok {
-			t.Fatalf("%v: %q is not under an object", path, k)
+			t.Fatalf("%v: %q is not under an object or array", path, k)
 		}
 		if v, ok = o.Get(k); !ok {
 			t.Fatalf("%v: no member %q", path, k)
@@ -308,6 +317,14 @@ type result struct {
 // checks the envelope of §9.3.
 func call(t testing.TB, cs *gosdk.ClientSession, tool string, args *jsonv.Object) result {
 	t.Helper()
+	validateInput(t, tool, jsonv.Marshal(args))
+	return callUnchecked(t, cs, tool, args)
+}
+
+// callUnchecked is call with arguments that need not match the published
+// input schema.
+func callUnchecked(t testing.TB, cs *gosdk.ClientSession, tool string, args *jsonv.Object) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: tool, Arguments: json.RawMessage(jsonv.Marshal(args))})
@@ -369,27 +386,53 @@ func envelope(t testing.TB, tool string, res *gosdk.CallToolResult) result {
 // listTools; every successful result is validated against its tool's.
 var (
 	schemasMu     sync.Mutex
+	inputSchemas  = map[string]*jsonschema.Resolved{}
 	outputSchemas = map[string]*jsonschema.Resolved{}
 )
+
+func resolve(t testing.TB, tool string, schema any) *jsonschema.Resolved {
+	t.Helper()
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s: schema: %v", tool, err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: schema: %v", tool, err)
+	}
+	return rs
+}
 
 func rememberSchemas(t testing.TB, tools []*gosdk.Tool) {
 	t.Helper()
 	schemasMu.Lock()
 	defer schemasMu.Unlock()
 	for _, tool := range tools {
-		raw, err := json.Marshal(tool.OutputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(raw, &s); err != nil {
-			t.Fatalf("%s: output schema: %v", tool.Name, err)
-		}
-		rs, err := s.Resolve(nil)
-		if err != nil {
-			t.Fatalf("%s: output schema: %v", tool.Name, err)
-		}
-		outputSchemas[tool.Name] = rs
+		inputSchemas[tool.Name] = resolve(t, tool.Name, tool.InputSchema)
+		outputSchemas[tool.Name] = resolve(t, tool.Name, tool.OutputSchema)
+	}
+}
+
+// validateInput checks arguments a test means to be valid against the
+// published input schema.
+func validateInput(t testing.TB, tool string, raw []byte) {
+	t.Helper()
+	schemasMu.Lock()
+	rs := inputSchemas[tool]
+	schemasMu.Unlock()
+	if rs == nil {
+		t.Fatalf("%s: no input schema listed before the call", tool)
+	}
+	var inst any
+	if err := json.Unmarshal(raw, &inst); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Validate(inst); err != nil {
+		t.Fatalf("%s: the arguments do not match the published input schema: %v\n%s", tool, err, raw)
 	}
 }
 

@@ -3,9 +3,9 @@ package pay_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"math/big"
 	"net/http"

@@ -137,6 +137,9 @@ func copyInt(n *big.Int) *big.Int {
 
 // Allow implements gate.Policy.
 func (p *Policy) Allow(_ context.Context, ps gate.PaymentSummary) error {
+	if p == nil {
+		return errors.New("pay: nil *Policy allows nothing") // a typed nil in gate.Policy
+	}
 	s, err := Summarize(ps)
 	if err != nil {
 		return err
@@ -193,7 +196,7 @@ func (p *Policy) limitFor(s Summary) (limit, limitKey, *gate.Decline) {
 // once per successful Allow, and only when no signature for ps exists.
 func (p *Policy) Release(_ context.Context, ps gate.PaymentSummary) {
 	s, err := Summarize(ps)
-	if err != nil {
+	if p == nil || err != nil {
 		return
 	}
 	key := limitKey{s.Network, strings.ToLower(s.Asset)}

@@ -165,6 +165,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	discard(resp.Body, t.max402())
+	log.DebugContext(ctx, "pay: payment required", "url", logURL(req.URL))
 
 	if len(required) != 1 {
 		return nil, t.declined(req, &gate.Decline{Code: gate.OfferUnreadable, Detail: DetailRequiredUnreadable})
@@ -204,9 +205,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	paid, err := t.base().RoundTrip(retry)
 	if err != nil {
-		// The payment may have reached the seller: it stays reserved.
+		// The payment may have reached the seller: it stays reserved, and
+		// the error carries it so that it is presented again, not re-signed.
 		log.WarnContext(ctx, "pay: sending the payment failed", "url", logURL(req.URL), "err", err)
-		return nil, fmt.Errorf("pay: sending the payment: %w", err)
+		return nil, &SendError{Result: res, Err: err}
 	}
 	res.StatusCode = paid.StatusCode
 	if h := paid.Header.Get(HeaderResponse); h != "" {
@@ -219,6 +221,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return paid, nil
 }
+
+// SendError is a payment that was signed but whose sending failed (the
+// connection broke, the context ended). The seller may have received it:
+// to retry, send Result.Header again in PAYMENT-SIGNATURE rather than
+// signing a new payment, and keep Result.ATR with Result.H.
+type SendError struct {
+	Result *Result
+	Err    error
+}
+
+func (e *SendError) Error() string { return "pay: sending the payment: " + e.Err.Error() }
+func (e *SendError) Unwrap() error { return e.Err }
 
 // pay runs the gate on doc and returns the signed payment, or an error
 // wrapping the decline.

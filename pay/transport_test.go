@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,19 +153,12 @@ func TestTermsChangeAfterSigning(t *testing.T) {
 // Different bytes at the advertised link: hash-mismatch, nothing signed.
 func TestServedTermsDifferFromAdvertised(t *testing.T) {
 	_, c := vectorATRs(t)
-	e := newEnv(t, func(e *env, next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Host == "atr.seller.example" {
-				w.Write(c)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	e := newEnv(t, nil)
+	e.seller.Lie(c)
 	_, _, err := get(t, e.client, e.seller.ResourceURL())
 	mustDecline(t, err, gate.HashMismatch, gate.DetailHashMismatch)
-	if n := e.signer.calls.Load(); n != 0 {
-		t.Fatalf("%d signer calls", n)
+	if n := e.signer.calls.Load(); n != 0 || e.seller.ATRFetches.Load() != 1 {
+		t.Fatalf("%d signer calls, %d fetches", n, e.seller.ATRFetches.Load())
 	}
 }
 
@@ -495,5 +489,41 @@ func TestConcurrentPaymentsRespectTheBudget(t *testing.T) {
 	wg.Wait()
 	if ok != 5 || exhausted != 3 || e.signer.calls.Load() != 5 || policy.Spent(network, usdc).String() != "50000" {
 		t.Fatalf("%d paid, %d exhausted, %d signed, spent %s", ok, exhausted, e.signer.calls.Load(), policy.Spent(network, usdc))
+	}
+}
+
+// The connection breaks while the payment is sent: the error carries the
+// signed payment, which is presented again as is, not signed anew.
+func TestBrokenSendKeepsThePayment(t *testing.T) {
+	var dropping atomic.Bool
+	dropping.Store(true)
+	e := newEnv(t, func(e *env, next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(pay.HeaderSignature) != "" && dropping.Load() {
+				// net/http resends an idempotent request once on a fresh
+				// connection (the same bytes, the same signature); both drop.
+				if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+					conn.Close()
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	_, _, err := get(t, e.client, e.seller.ResourceURL())
+	var se *pay.SendError
+	if !errors.As(err, &se) || se.Result == nil || se.Result.Header == "" || se.Result.H.String() != hashA {
+		t.Fatalf("err %v", err)
+	}
+	dropping.Store(false)
+	req, _ := http.NewRequest(http.MethodGet, e.seller.ResourceURL(), nil)
+	req.Header.Set(pay.HeaderSignature, se.Result.Header)
+	resp, err := e.client.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v (seller: %v)", err, resp, e.seller.LastRejection())
+	}
+	resp.Body.Close()
+	if n := e.signer.calls.Load(); n != 1 {
+		t.Fatalf("%d signer calls", n)
 	}
 }

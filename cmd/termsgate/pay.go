@@ -201,7 +201,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Base:   hc.Transport,
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
 		Signer: s,
-		Policy: policy,
+	}
+	if policy != nil { // not a typed nil in the interface
+		t.Policy = policy
 	}
 	if f.verbose {
 		t.Logger = slog.New(slog.NewTextHandler(stderr, nil))
@@ -226,6 +228,13 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return printResult(stdout, stderr, nil, d)
 		}
 		fmt.Fprintln(stderr, "termsgate pay:", err)
+		var se *pay.SendError
+		if errors.As(err, &se) {
+			// Signed, maybe delivered: never sign again; present this one.
+			fmt.Fprintf(stderr, "termsgate: signed %s\n", se.Result.Summary)
+			fmt.Fprintln(stderr, "termsgate: the seller may have it; to retry, send it again as is with -H 'PAYMENT-SIGNATURE: ...':")
+			fmt.Fprintln(stderr, se.Result.Header)
+		}
 		return exitFailure
 	}
 	defer resp.Body.Close()

@@ -276,3 +276,28 @@ func isQdtext(c byte) bool {
 func isQuotedPairChar(c byte) bool {
 	return c == '\t' || c == ' ' || (c >= 0x21 && c <= 0x7e) || c >= 0x80
 }
+
+// ChallengeHeader writes a challenge as a WWW-Authenticate field value,
+// `Payment k="v", …`, its members in order, each value a quoted-string
+// (a seller's side: termsgate's own sellers and tests).
+func ChallengeHeader(c *jsonv.Object) string {
+	var b strings.Builder
+	b.WriteString("Payment")
+	for i, m := range c.Members() {
+		s, _ := m.Value.(string)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(' ')
+		b.WriteString(m.Key)
+		b.WriteString(`="`)
+		for j := 0; j < len(s); j++ {
+			if s[j] == '"' || s[j] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[j])
+		}
+		b.WriteByte('"')
+	}
+	return b.String()
+}

@@ -1,6 +1,7 @@
 package tempo
 
 import (
+	"errors"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -228,9 +229,7 @@ func envelope(wire []byte) ([]Item, error) {
 
 // ExpiringNonceHash is keccak256(0x76 ‖ rlp(the raw items before the
 // sender's signature) ‖ sender), the nonce hash a Tempo channel id commits
-// to. Where a fee payer signed (item 11 is anything but the empty string),
-// fee_token is written 0x80 and the fee payer's signature 0x00, the form the
-// sender signed.
+// to, over the items as the sender signed them (senderBody).
 func ExpiringNonceHash(wire []byte, sender []byte) ([32]byte, error) {
 	items, err := envelope(wire)
 	if err != nil {
@@ -239,6 +238,17 @@ func ExpiringNonceHash(wire []byte, sender []byte) ([32]byte, error) {
 	if len(sender) != 20 {
 		return [32]byte{}, rails.Refuse(CodeTxMalformed)
 	}
+	body, err := senderBody(items)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return [32]byte(crypto.Keccak256([]byte{TxType}, body, sender)), nil
+}
+
+// senderBody is rlp of the raw items before the sender's signature as the
+// sender signed them: where a fee payer signed (item 11 is anything but the
+// empty string), fee_token written 0x80 and the fee payer's signature 0x00.
+func senderBody(items []Item) ([]byte, error) {
 	raws := make([]rlp.RawValue, len(items)-1)
 	for i := range raws {
 		raws[i] = items[i].Raw
@@ -249,7 +259,38 @@ func ExpiringNonceHash(wire []byte, sender []byte) ([32]byte, error) {
 	}
 	body, err := rlp.EncodeToBytes(raws)
 	if err != nil {
-		return [32]byte{}, rails.Refuse(CodeTxMalformed)
+		return nil, rails.Refuse(CodeTxMalformed)
 	}
-	return [32]byte(crypto.Keccak256([]byte{TxType}, body, sender)), nil
+	return body, nil
+}
+
+// SenderHash is the hash the sender signed.
+func (tx *DecodedTx) SenderHash() ([32]byte, error) {
+	body, err := senderBody(tx.Items)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return [32]byte(crypto.Keccak256([]byte{TxType}, body)), nil
+}
+
+// Sender recovers the sender from its secp256k1 signature (65 bytes r‖s‖v,
+// v 0/1 or 27/28). A seller checks it before it broadcasts; the gate's
+// read-back does not (the chain does).
+func (tx *DecodedTx) Sender() (common.Address, error) {
+	sig := append([]byte(nil), tx.Items[len(tx.Items)-1].Bytes...)
+	if len(sig) != 65 {
+		return common.Address{}, errors.New("tempo: the sender signature is not 65 bytes")
+	}
+	if sig[64] >= 27 {
+		sig[64] -= 27
+	}
+	h, err := tx.SenderHash()
+	if err != nil {
+		return common.Address{}, err
+	}
+	pub, err := crypto.SigToPub(h[:], sig)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return crypto.PubkeyToAddress(*pub), nil
 }
