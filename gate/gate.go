@@ -249,10 +249,15 @@ func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signatu
 	if d != nil {
 		return nil, d
 	}
-	return finish(p, bytes, chosen, signature)
+	if len(bytes) > atr.MaxBytes {
+		return nil, decline(ATRTooLarge, DetailTooLarge)
+	}
+	return finish(p, bytes, atr.Sum(bytes), chosen, signature)
 }
 
-func finish(p rails.Pairing, bytes []byte, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
+// finish is Finish with the hash of bytes already computed: Transact hashed
+// them once when it compared, and a 1 MiB record is not hashed twice.
+func finish(p rails.Pairing, bytes []byte, h atr.Hash, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
 	if len(bytes) > atr.MaxBytes {
 		return nil, decline(ATRTooLarge, DetailTooLarge)
 	}
@@ -262,7 +267,6 @@ func finish(p rails.Pairing, bytes []byte, chosen rails.Chosen, signature jsonv.
 	if chosen.Pairing != p.ID() {
 		return nil, decline(PairingNotSupported, "The chosen payment is not for the pairing "+p.ID()+".")
 	}
-	h := atr.Sum(bytes)
 	ns := rails.Namespace(p.ID())
 	u, err := rebuild(p, chosen, bytes, h)
 	if err != nil {

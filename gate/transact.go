@@ -113,7 +113,7 @@ func (g *Gate) allow(ctx context.Context, pairing string, h atr.Hash, req rails.
 // finishing after each answer (upstream-api.md §2.7).
 func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first rails.Request, signer Signer, bytes []byte, h atr.Hash) (*Finished, error) {
 	if first == nil {
-		f, err := finish(p, bytes, chosen, nil)
+		f, err := finish(p, bytes, h, chosen, nil)
 		if err != nil {
 			var d *Decline
 			if errors.As(err, &d) && nothingToSign(d.Detail) {
@@ -151,7 +151,7 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 		if len(answers) > 1 {
 			sig = append([]jsonv.Value(nil), answers...)
 		}
-		f, err := finish(p, bytes, chosen, sig)
+		f, err := finish(p, bytes, h, chosen, sig)
 		if err != nil {
 			return nil, err
 		}
