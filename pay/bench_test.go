@@ -2,6 +2,7 @@ package pay_test
 
 import (
 	"io"
+	"net/http"
 	"testing"
 )
 
@@ -34,5 +35,24 @@ func BenchmarkPayRoundTrip(b *testing.B) {
 	b.StopTimer()
 	if n := e.seller.Rejected.Load(); n != 0 {
 		b.Fatalf("%d payments rejected", n)
+	}
+}
+
+// BenchmarkLoopbackGet is the floor under BenchmarkPayRoundTrip: one plain
+// GET of the ATR over the same keep-alive loopback TLS connection. A paid
+// round trip makes three such exchanges (the 402, the ATR, the paid retry).
+func BenchmarkLoopbackGet(b *testing.B) {
+	e := newEnv(b, nil)
+	e.noSeen = true
+	c := &http.Client{Transport: e.base}
+	url := "https://" + e.seller.ATRHost + "/" + e.seller.Hash().String()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }

@@ -85,6 +85,11 @@ type limitKey struct{ network, asset string } // asset lowercase, "" for the wil
 
 type limit struct{ max, budget *big.Int }
 
+var (
+	_ gate.Policy = (*Policy)(nil)
+	_ Releaser    = (*Policy)(nil)
+)
+
 // NewPolicy checks c and returns its policy.
 func NewPolicy(c PolicyConfig) (*Policy, error) {
 	p := &Policy{

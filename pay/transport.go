@@ -43,6 +43,8 @@ const (
 // seller cannot make the buyer read an endless 402.
 const DefaultMax402Body = 64 << 10
 
+var _ http.RoundTripper = (*Transport)(nil)
+
 // Detail codes the Transport writes into a *gate.Decline of its own.
 const (
 	// DetailRequiredUnreadable: the PAYMENT-REQUIRED header is not one

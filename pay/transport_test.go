@@ -246,7 +246,7 @@ func TestRedirectAfterPaying(t *testing.T) {
 	})
 }
 
-// countingBody counts what the client read of response bodies.
+// countingBase counts what the client read of each response body.
 type countingBase struct {
 	http.RoundTripper
 	mu   sync.Mutex

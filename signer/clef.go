@@ -31,6 +31,8 @@ const ClefTimeout = 5 * time.Minute
 // characters, an error a sentence.
 const maxClefAnswer = 64 << 10
 
+var _ rails.Signer = (*Clef)(nil)
+
 // Clef signs through an external signer speaking go-ethereum Clef's JSON-RPC
 // API (account_signTypedData). The key never enters this process: Clef shows
 // the typed data to its operator (or its rules file) and answers with the

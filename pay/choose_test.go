@@ -1,0 +1,73 @@
+package pay
+
+import (
+	"testing"
+
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
+)
+
+// fakePairing is the exact pairing under another id, with its read or its
+// choice replaced.
+type fakePairing struct {
+	evm.ExactEIP3009
+	id     string
+	read   func() (rails.Read, error)
+	choose func() (jsonv.Value, error)
+}
+
+func (f fakePairing) ID() string { return f.id }
+
+func (f fakePairing) Read(doc jsonv.Value) (rails.Read, error) {
+	if f.read != nil {
+		return f.read()
+	}
+	return f.ExactEIP3009.Read(doc)
+}
+
+func (f fakePairing) Choose(r rails.Read, account string, in *jsonv.Object, now int64, ref string) (jsonv.Value, error) {
+	if f.choose != nil {
+		return f.choose()
+	}
+	return f.ExactEIP3009.Choose(r, account, in, now, ref)
+}
+
+func TestPickPairingTriesEachInOrder(t *testing.T) {
+	doc := jsonv.Obj("x402Version", 2)
+	panics := fakePairing{id: "x402/fake/panics", read: func() (rails.Read, error) { panic("seller input") }}
+	unreadable := fakePairing{id: "x402/fake/unreadable", read: func() (rails.Read, error) { return rails.Read{}, rails.Refuse("x402/not-v2") }}
+	unchoosable := fakePairing{id: "x402/fake/unchoosable",
+		read:   func() (rails.Read, error) { return rails.Read{}, nil },
+		choose: func() (jsonv.Value, error) { return nil, rails.Refuse("x402/input-missing") }}
+	payable := fakePairing{id: "x402/fake/payable",
+		read:   func() (rails.Read, error) { return rails.Read{}, nil },
+		choose: func() (jsonv.Value, error) { return jsonv.Obj(), nil }}
+	other := fakePairing{id: "mpp/fake/never"}
+
+	cases := []struct {
+		name     string
+		pairings []rails.Pairing
+		want     string
+		decline  *gate.Decline
+	}{
+		{"first payable after failures", []rails.Pairing{other, panics, unreadable, unchoosable, payable}, "x402/fake/payable", nil},
+		{"a choose refusal beats a read refusal", []rails.Pairing{unreadable, panics, unchoosable}, "",
+			&gate.Decline{Code: gate.NoPayableOption, Detail: "x402/input-missing"}},
+		{"only read refusals", []rails.Pairing{panics, unreadable}, "",
+			&gate.Decline{Code: gate.OfferUnreadable, Detail: "x402/read-failed"}},
+		{"no x402 pairing", []rails.Pairing{other}, "",
+			&gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for x402 v2."}},
+		{"one x402 pairing is left to Transact", []rails.Pairing{other, unreadable}, "x402/fake/unreadable", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gate.Gate{Pairings: rails.NewRegistry(tc.pairings...)}
+			got, d := pickPairing(g, doc, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
+			if got != tc.want || (d == nil) != (tc.decline == nil) || d != nil && (d.Code != tc.decline.Code || d.Detail != tc.decline.Detail) {
+				t.Fatalf("got %q %v, want %q %v", got, d, tc.want, tc.decline)
+			}
+		})
+	}
+}
