@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"time"
 
@@ -15,8 +16,7 @@ import (
 	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/x402seller"
-	"github.com/termsgate/termsgate/rails/evm"
-	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -74,84 +74,76 @@ func demoX402(stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer srv.Close()
-	client := srv.Client()
 	payer, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
 	if err != nil {
 		fmt.Fprintln(stderr, "termsgate demo:", err)
 		return exitFailure
 	}
-	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
-	ctx := context.Background()
+	wallet := &countingSigner{Signer: payer}
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{
+		Network: "eip155:84532", Asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+		MaxAmount: big.NewInt(50_000), Budget: big.NewInt(1_000_000), // 0.05 USDC a payment, 1 USDC in all
+	}}})
+	if err != nil {
+		fmt.Fprintln(stderr, "termsgate demo:", err)
+		return exitFailure
+	}
+	transport := &pay.Transport{
+		Base:   srv.Transport(),
+		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
+		Signer: wallet,
+		Policy: policy,
+		Hooks: pay.Hooks{
+			BeforeSign: func(_ context.Context, _ *http.Request, s pay.Summary) error {
+				say("   fetched the terms; SHA-256 matches the advertised H = %s", s.H)
+				say("   the policy allows it; the signature would grant %s atomic units of %s (%s) on %s to %s, payable until %s",
+					s.Amount, s.AssetName, s.Asset, s.Network, s.Payee, s.PayableUntil.UTC().Format(time.RFC3339))
+				return nil
+			},
+			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
+				nonce, _ := jsonv.AsString(path(r.Signed, "payload", "authorization", "nonce"))
+				say("   signed an EIP-3009 authorization whose nonce is H: %s", nonce)
+				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes)", len(r.Header))
+			},
+			Declined: func(_ context.Context, _ *http.Request, d *gate.Decline) {
+				say("   declined %s: %s", d.Code, d.Detail)
+			},
+		},
+	}
+	client := pay.NewClient(transport)
 
 	say("termsgate demo: a seller on %s (TLS, loopback only) sells %s", srv.Listener.Addr(), seller.ResourceURL())
 	say("payer: %s (the published Anvil development key; never hold value with it)", payer.Account())
 	say("")
 	say("1. GET %s", seller.ResourceURL())
+	say("   the seller answers 402 with PAYMENT-REQUIRED, advertising its terms' hash and link")
+	say("2. the gate fetches the terms, compares SHA-256 of the exact bytes with H, asks the policy, and only then signs")
 	resp, err := client.Get(seller.ResourceURL())
 	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo:", err)
-		return exitFailure
-	}
-	drain(resp)
-	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo: the seller's PAYMENT-REQUIRED:", err)
-		return exitFailure
-	}
-	offer, err := g.Read(doc, evm.ExactEIP3009ID)
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo:", err)
-		return exitFailure
-	}
-	opt, _ := jsonv.AsObject(offer.Options[0])
-	amount, _ := opt.GetString("amount")
-	network, _ := opt.GetString("network")
-	say("   %d Payment Required: %s atomic units of USDC on %s", resp.StatusCode, amount, network)
-	say("   advertised terms H = %s", offer.H)
-	say("   at %s", offer.Link)
-	say("")
-	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, and only then signs")
-	res, err := g.Transact(ctx, doc, evm.ExactEIP3009ID, payer, nil)
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo: declined:", err)
+		fmt.Fprintln(stderr, "termsgate demo: not paid:", err)
 		return exitDeclined
 	}
-	say("   fetched %d bytes; SHA-256 = %s: matches", len(res.Bytes), res.H)
-	nonce, _ := jsonv.AsString(path(res.Signed, "payload", "authorization", "nonce"))
-	sig, _ := jsonv.AsString(path(res.Signed, "payload", "signature"))
-	say("   signed an EIP-3009 authorization whose nonce is H: %s", nonce)
-	say("   signature %s…", sig[:20])
-	say("")
-	say("3. GET again with PAYMENT-SIGNATURE")
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, seller.ResourceURL(), nil)
-	req.Header.Set("PAYMENT-SIGNATURE", x402.EncodeHeader(res.Signed))
-	paid, err := client.Do(req)
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo:", err)
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	res := pay.ResultOf(resp)
+	if resp.StatusCode != http.StatusOK || res == nil || res.Settlement == nil {
+		fmt.Fprintf(stderr, "termsgate demo: the seller refused the payment (%d): %v\n", resp.StatusCode, seller.LastRejection())
 		return exitFailure
 	}
-	body, _ := io.ReadAll(io.LimitReader(paid.Body, 1<<16))
-	paid.Body.Close()
-	if paid.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "termsgate demo: the seller refused the payment (%d): %v\n", paid.StatusCode, seller.LastRejection())
-		return exitFailure
-	}
-	receipt, _ := x402.DecodeHeader(paid.Header.Get("PAYMENT-RESPONSE"))
-	payerSeen, _ := receipt.GetString("payer")
-	say("   the seller checked the signature (it recovers to %s), the nonce (the hash of the terms it serves),", payerSeen)
-	say("   the amount and the payee, and answered %d: %s", paid.StatusCode, body)
+	say("   the seller checked the signature (it recovers to %s), the nonce (the hash of the terms", res.Settlement.Payer)
+	say("   it serves), the amount and the payee, and answered %d: %s", resp.StatusCode, body)
+	say("   agreed terms kept with the payment: %d bytes, H = %s", len(res.ATR), res.H)
 	say("")
 	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
 	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
-	calls := &countingSigner{Signer: payer}
-	_, err = g.Transact(ctx, doc, evm.ExactEIP3009ID, calls, nil)
+	before := wallet.n
+	_, err = client.Get(seller.ResourceURL())
 	var d *gate.Decline
-	if !errors.As(err, &d) {
+	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
 		fmt.Fprintln(stderr, "termsgate demo: the changed terms were not declined:", err)
 		return exitFailure
 	}
-	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls: %d", calls.n)
+	say("   signer calls for it: %d; nothing was sent", wallet.n-before)
 	say("")
 	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
 	return exitOK

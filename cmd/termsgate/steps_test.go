@@ -168,7 +168,7 @@ func TestDemoPaysEndToEnd(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("demo exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"402 Payment Required", "matches", "answered 200", "declined hash-mismatch", "signer calls: 0"} {
+	for _, want := range []string{"answers 402", "SHA-256 matches", "answered 200", "declined hash-mismatch", "signer calls for it: 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
