@@ -1,7 +1,6 @@
 package evm
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -26,15 +25,14 @@ func (ExactEIP3009) Pattern() rails.Pattern {
 	return rails.Pattern{Name: "native-field", PublicProof: true}
 }
 
-var eip155Network = regexp.MustCompile(`^eip155:[1-9][0-9]{0,15}$`)
-
-// chainID returns the chain number of an eip155 network when it is a safe
-// integer.
+// chainID returns the chain number of an eip155 network
+// (^eip155:[1-9][0-9]{0,15}$) when it is a safe integer.
 func chainID(network string) (int64, bool) {
-	if !eip155Network.MatchString(network) {
+	ref, ok := strings.CutPrefix(network, "eip155:")
+	if !ok || len(ref) < 1 || len(ref) > 16 || ref[0] == '0' || !isDecimal(ref) {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(strings.TrimPrefix(network, "eip155:"), 10, 64)
+	n, err := strconv.ParseInt(ref, 10, 64)
 	return n, err == nil && n <= jsonv.MaxSafeInteger
 }
 

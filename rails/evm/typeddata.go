@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,20 +22,54 @@ import (
 // typedField is one member of an EIP-712 struct type.
 type typedField struct{ name, typ string }
 
-type typeSet map[string][]typedField
+// typeSet is the types of one typed-data object, with each type's hash
+// computed once.
+type typeSet struct {
+	fields map[string][]typedField
+	hashes map[string][]byte
+}
 
-var (
-	arraySuffix = regexp.MustCompile(`^(.*)\[([0-9]*)\]$`)
-	intType     = regexp.MustCompile(`^(u?)int([0-9]*)$`)
-	bytesNType  = regexp.MustCompile(`^bytes([0-9]+)$`)
-)
+// arrayOf splits "T[n]" or "T[]" into T and n ("" for a dynamic array).
+func arrayOf(t string) (elem, n string, ok bool) {
+	if !strings.HasSuffix(t, "]") {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(t, '[')
+	if i < 0 {
+		return "", "", false
+	}
+	n = t[i+1 : len(t)-1]
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return "", "", false
+		}
+	}
+	return t[:i], n, true
+}
 
-func readTypes(v jsonv.Value) (typeSet, error) {
+// sizedType reads "uint96", "int", "bytes4": the prefix and the size (0 when
+// none is written).
+func sizedType(t, prefix string) (int, bool) {
+	if !strings.HasPrefix(t, prefix) {
+		return 0, false
+	}
+	rest := t[len(prefix):]
+	if rest == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || rest[0] == '0' || rest[0] == '+' || rest[0] == '-' {
+		return 0, false
+	}
+	return n, true
+}
+
+func readTypes(v jsonv.Value) (*typeSet, error) {
 	o, ok := jsonv.AsObject(v)
 	if !ok {
 		return nil, errors.New("types is not an object")
 	}
-	ts := typeSet{}
+	ts := &typeSet{fields: map[string][]typedField{}, hashes: map[string][]byte{}}
 	for _, m := range o.Members() {
 		list, ok := jsonv.AsArray(m.Value)
 		if !ok {
@@ -52,7 +85,7 @@ func readTypes(v jsonv.Value) (typeSet, error) {
 			}
 			fields = append(fields, typedField{name, typ})
 		}
-		ts[m.Key] = fields
+		ts.fields[m.Key] = fields
 	}
 	return ts, nil
 }
@@ -60,20 +93,20 @@ func readTypes(v jsonv.Value) (typeSet, error) {
 // baseType strips array suffixes: "Person[][2]" → "Person".
 func baseType(t string) string {
 	for {
-		m := arraySuffix.FindStringSubmatch(t)
-		if m == nil {
+		elem, _, ok := arrayOf(t)
+		if !ok {
 			return t
 		}
-		t = m[1]
+		t = elem
 	}
 }
 
-func (ts typeSet) deps(t string, found map[string]bool) {
+func (ts *typeSet) deps(t string, found map[string]bool) {
 	t = baseType(t)
 	if found[t] {
 		return
 	}
-	fields, ok := ts[t]
+	fields, ok := ts.fields[t]
 	if !ok {
 		return
 	}
@@ -83,7 +116,7 @@ func (ts typeSet) deps(t string, found map[string]bool) {
 	}
 }
 
-func (ts typeSet) encodeType(primary string) string {
+func (ts *typeSet) encodeType(primary string) string {
 	found := map[string]bool{}
 	ts.deps(primary, found)
 	delete(found, primary)
@@ -96,7 +129,7 @@ func (ts typeSet) encodeType(primary string) string {
 	for _, t := range append([]string{primary}, others...) {
 		b.WriteString(t)
 		b.WriteByte('(')
-		for i, f := range ts[t] {
+		for i, f := range ts.fields[t] {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -109,7 +142,16 @@ func (ts typeSet) encodeType(primary string) string {
 	return b.String()
 }
 
-func (ts typeSet) hashStruct(t string, v jsonv.Value, depth int) ([]byte, error) {
+func (ts *typeSet) typeHash(t string) []byte {
+	h, ok := ts.hashes[t]
+	if !ok {
+		h = crypto.Keccak256([]byte(ts.encodeType(t)))
+		ts.hashes[t] = h
+	}
+	return h
+}
+
+func (ts *typeSet) hashStruct(t string, v jsonv.Value, depth int) ([]byte, error) {
 	if depth > 32 {
 		return nil, errors.New("typed data nests too deep")
 	}
@@ -117,12 +159,12 @@ func (ts typeSet) hashStruct(t string, v jsonv.Value, depth int) ([]byte, error)
 	if !ok {
 		return nil, fmt.Errorf("%s value is not an object", t)
 	}
-	fields := ts[t]
+	fields := ts.fields[t]
 	if o.Len() > len(fields) {
 		return nil, fmt.Errorf("%s value has members its type does not declare", t)
 	}
 	buf := make([]byte, 0, 32*(len(fields)+1))
-	buf = append(buf, crypto.Keccak256([]byte(ts.encodeType(t)))...)
+	buf = append(buf, ts.typeHash(t)...)
 	for _, f := range fields {
 		fv, ok := o.Get(f.name)
 		if !ok {
@@ -138,20 +180,20 @@ func (ts typeSet) hashStruct(t string, v jsonv.Value, depth int) ([]byte, error)
 }
 
 // encodeValue is EIP-712's encodeData for one value: always 32 bytes.
-func (ts typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, error) {
-	if m := arraySuffix.FindStringSubmatch(typ); m != nil {
+func (ts *typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, error) {
+	if elem, size, isArray := arrayOf(typ); isArray {
 		items, ok := jsonv.AsArray(v)
 		if !ok {
 			return nil, errors.New("not an array")
 		}
-		if m[2] != "" {
-			if n, err := strconv.Atoi(m[2]); err != nil || n != len(items) {
+		if size != "" {
+			if n, err := strconv.Atoi(size); err != nil || n != len(items) {
 				return nil, errors.New("array of the wrong length")
 			}
 		}
 		buf := make([]byte, 0, 32*len(items))
 		for _, it := range items {
-			w, err := ts.encodeValue(m[1], it, depth+1)
+			w, err := ts.encodeValue(elem, it, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -159,7 +201,7 @@ func (ts typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, err
 		}
 		return crypto.Keccak256(buf), nil
 	}
-	if _, ok := ts[typ]; ok {
+	if _, ok := ts.fields[typ]; ok {
 		return ts.hashStruct(typ, v, depth+1)
 	}
 	switch typ {
@@ -193,8 +235,7 @@ func (ts typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, err
 		}
 		return w, nil
 	}
-	if m := bytesNType.FindStringSubmatch(typ); m != nil {
-		n, _ := strconv.Atoi(m[1])
+	if n, ok := sizedType(typ, "bytes"); ok && n > 0 {
 		b, ok := hexValue(v)
 		if !ok || n < 1 || n > 32 || len(b) != n {
 			return nil, fmt.Errorf("not %d bytes of hex", n)
@@ -203,10 +244,14 @@ func (ts typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, err
 		copy(w, b)
 		return w, nil
 	}
-	if m := intType.FindStringSubmatch(typ); m != nil {
-		bits := 256
-		if m[2] != "" {
-			bits, _ = strconv.Atoi(m[2])
+	unsigned := strings.HasPrefix(typ, "uint")
+	prefix := "int"
+	if unsigned {
+		prefix = "uint"
+	}
+	if bits, ok := sizedType(typ, prefix); ok {
+		if bits == 0 {
+			bits = 256
 		}
 		if bits < 8 || bits > 256 || bits%8 != 0 {
 			return nil, fmt.Errorf("unknown type %s", typ)
@@ -215,7 +260,7 @@ func (ts typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, err
 		if !ok {
 			return nil, errors.New("not an integer")
 		}
-		return intWord(n, bits, m[1] == "u")
+		return intWord(n, bits, unsigned)
 	}
 	return nil, fmt.Errorf("unknown type %s", typ)
 }
@@ -293,20 +338,20 @@ func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 	if !ok {
 		return TypedDataParts{}, errors.New("typed data has no domain")
 	}
-	if _, declared := ts["EIP712Domain"]; !declared {
+	if _, declared := ts.fields["EIP712Domain"]; !declared {
 		var fields []typedField
 		for _, f := range domainFields {
 			if domain.Has(f.name) {
 				fields = append(fields, f)
 			}
 		}
-		ts["EIP712Domain"] = fields
+		ts.fields["EIP712Domain"] = fields
 	}
 	primary, ok := td.GetString("primaryType")
 	if !ok || primary == "EIP712Domain" {
 		return TypedDataParts{}, errors.New("typed data has no primaryType")
 	}
-	if _, ok := ts[primary]; !ok {
+	if _, ok := ts.fields[primary]; !ok {
 		return TypedDataParts{}, fmt.Errorf("primaryType %s is not among the types", primary)
 	}
 	msg, _ := td.Get("message")
