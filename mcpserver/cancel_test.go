@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -83,4 +85,59 @@ func TestCancelLongCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCancelledNotification: a bare notifications/cancelled (no connection
+// closed, no client library) cancels the call it names, over stdio and
+// over HTTP (where it comes in a POST of its own).
+func TestCancelledNotification(t *testing.T) {
+	f := loadFixture(t)
+	callLine := `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"atr_confirm","arguments":` + string(jsonv.Marshal(f.confirmArgs())) + `}}`
+	cancelled := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42,"reason":"the user gave up"}}`
+	waitReleased := func(t *testing.T, s *seller) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for s.fetches.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	t.Run("stdio", func(t *testing.T) {
+		s := newSeller(t, f.A)
+		s.setHang()
+		raw := rawStdio(t, newServer(t, f, s, mcpserver.Config{}))
+		raw.send(callLine)
+		waitReleased(t, s)
+		raw.send(cancelled)
+		select {
+		case <-s.released:
+		case <-time.After(3 * time.Second):
+			t.Fatal("the fetch went on after notifications/cancelled")
+		}
+	})
+
+	t.Run("http", func(t *testing.T) {
+		s := newSeller(t, f.A)
+		s.setHang()
+		ts := httptest.NewServer(newServer(t, f, s, mcpserver.Config{}).HTTPHandler(mcpserver.HTTPOptions{}))
+		defer ts.Close()
+		h := http.Header{}
+		h.Set("Mcp-Session-Id", post(t, ts.URL+"/mcp", initialize, nil).header.Get("Mcp-Session-Id"))
+		post(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			post(t, ts.URL+"/mcp", callLine, h)
+		}()
+		waitReleased(t, s)
+		if r := post(t, ts.URL+"/mcp", cancelled, h); r.status != http.StatusAccepted {
+			t.Fatalf("notifications/cancelled: %d %s", r.status, r.body)
+		}
+		select {
+		case <-s.released:
+		case <-time.After(3 * time.Second):
+			t.Fatal("the fetch went on after notifications/cancelled")
+		}
+		<-done
+	})
 }

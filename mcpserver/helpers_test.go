@@ -263,8 +263,7 @@ func connectHTTP(t testing.TB, srv *mcpserver.Server, opts *gosdk.ClientOptions)
 	return connect(t, &gosdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp", DisableStandaloneSSE: true}, opts)
 }
 
-// connectStdio serves srv over in-process pipes with ServeStdio. mcp-go
-// keeps one stdio session per process: such tests must not run in parallel.
+// connectStdio serves srv over in-process pipes with ServeStdio.
 func connectStdio(t testing.TB, srv *mcpserver.Server, opts *gosdk.ClientOptions) *gosdk.ClientSession {
 	t.Helper()
 	cr, sw := io.Pipe()

@@ -64,7 +64,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 				http.Error(w, "Bad request: the body could not be read.", http.StatusBadRequest)
 				return
 			}
-			if we := checkMessage(bytes.TrimSpace(body)); we != nil {
+			if _, we := checkMessage(bytes.TrimSpace(body)); we != nil {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = w.Write(we.response())

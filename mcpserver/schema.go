@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/jsonv"
@@ -47,7 +48,19 @@ type field struct {
 	kind     string // the schema tag
 }
 
+// fieldsOf is cached per type: the decoder runs on every call.
 func fieldsOf(t reflect.Type) []field {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.([]field)
+	}
+	f := computeFields(t)
+	fieldCache.Store(t, f)
+	return f
+}
+
+var fieldCache sync.Map // reflect.Type → []field
+
+func computeFields(t reflect.Type) []field {
 	var out []field
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -16,9 +15,9 @@ import (
 // names and matches struct fields ignoring case, so
 // {"name":"atr_check","Name":"atr_transact"} would run atr_transact while a
 // reader of the text sees atr_check. A message is refused unless it is
-// strict JSON (jsonv's rules: valid UTF-8, no lone surrogate escapes, the
-// depth cap) with no two member names in one object equal or equal ignoring
-// case, at any depth.
+// strict JSON (what jsonv.Parse accepts: valid UTF-8, no lone surrogate
+// escapes, nesting within the cap) with no two member names in one object
+// equal or equal ignoring case, at any depth.
 
 // MaxMessageBytes bounds one JSON-RPC message: an ATR of 1 MiB is about
 // 1.4 MB of base64, and a document and a payment sit beside it.
@@ -34,6 +33,8 @@ const (
 // (message, params, arguments), on top of the depth cap a seller document
 // gets on its own.
 const envelopeDepth = 3
+
+const maxMessageDepth = jsonv.MaxDepth + envelopeDepth
 
 // wireError is a refused message: the JSON-RPC error to answer and whether
 // to answer at all (a notification gets no answer).
@@ -61,24 +62,32 @@ func (e *wireError) response() []byte {
 	return append(out, "}}\n"...)
 }
 
-// checkMessage returns nil when msg may be dispatched.
-func checkMessage(msg []byte) *wireError {
+// message is what the check learned about an accepted message.
+type message struct {
+	request bool // it has a non-null id: it gets an answer
+}
+
+// checkMessage accepts msg or says why not. One pass of encoding/json's
+// validator (no allocation) and one of scanner, which looks at what the
+// validator does not: names, escapes, depth.
+func checkMessage(msg []byte) (message, *wireError) {
 	if len(msg) > MaxMessageBytes {
-		return &wireError{code: rpcInvalidRequest, msg: fmt.Sprintf("The message is larger than %d bytes and was not processed.", MaxMessageBytes)}
+		return message{}, &wireError{code: rpcInvalidRequest, msg: fmt.Sprintf("The message is larger than %d bytes and was not processed.", MaxMessageBytes)}
 	}
-	if _, err := jsonv.ParseDepth(msg, jsonv.MaxDepth+envelopeDepth); err != nil {
-		return &wireError{code: rpcParseError, msg: "Parse error: " + err.Error() + "; the message was not processed."}
+	if !utf8.Valid(msg) || !json.Valid(msg) {
+		detail := "the message is not JSON"
+		if _, err := jsonv.ParseDepth(msg, maxMessageDepth); err != nil {
+			detail = err.Error()
+		}
+		return message{}, &wireError{code: rpcParseError, msg: "Parse error: " + detail + "; the message was not processed."}
 	}
 	sc := scanner{data: msg}
 	sc.skipSpace()
-	err := sc.value(0)
-	if err == nil {
-		err = sc.err
+	sc.value(0)
+	if sc.err == nil {
+		return message{request: sc.ids == 1 && !sc.idAmbiguous && string(sc.id) != "null"}, nil
 	}
-	if err == nil {
-		return nil
-	}
-	we := &wireError{code: rpcInvalidRequest, msg: err.Error() + "; the message was not processed."}
+	we := &wireError{code: sc.code, msg: sc.err.Error() + "; the message was not processed."}
 	switch {
 	case sc.idAmbiguous || sc.ids > 1:
 	case sc.id != nil:
@@ -86,23 +95,33 @@ func checkMessage(msg []byte) *wireError {
 	case sc.topObject && sc.hasMethod:
 		we.silent = true // a notification: JSON-RPC answers none
 	}
-	return we
+	return message{}, we
 }
 
-// scanner walks text that jsonv already accepted, looking only at member
-// names. It also notes the top-level id, so that a refusal can be answered
-// to the request it refuses.
+// scanner walks text that json.Valid accepted. It records the first
+// refusal and goes on to the end, so that the top-level id is known even
+// when the refusal comes before it, and a refusal can be answered to the
+// request it refuses.
 type scanner struct {
-	data []byte
-	pos  int
-	path []string
+	data  []byte
+	pos   int
+	path  []string
+	depth int
 
 	topObject   bool
 	hasMethod   bool
 	id          json.RawMessage
 	ids         int // top-level names that fold to "id"
 	idAmbiguous bool
-	err         error // the first refusal; the scan goes on to find the id
+
+	err  error // the first refusal
+	code int
+}
+
+func (s *scanner) refuse(code int, format string, a ...any) {
+	if s.err == nil {
+		s.err, s.code = fmt.Errorf(format, a...), code
+	}
 }
 
 func (s *scanner) skipSpace() {
@@ -116,91 +135,82 @@ func (s *scanner) skipSpace() {
 	}
 }
 
-func (s *scanner) value(depth int) error {
+func (s *scanner) value(depth int) {
 	if s.pos >= len(s.data) {
-		return errors.New("unexpected end of the message")
+		return
 	}
 	switch s.data[s.pos] {
 	case '{':
-		return s.object(depth + 1)
+		s.object(depth + 1)
 	case '[':
-		return s.array(depth + 1)
+		s.array(depth + 1)
 	case '"':
-		_, _, err := s.str()
-		return err
+		s.str(false)
 	default:
 		for s.pos < len(s.data) && !strings.ContainsRune(",]} \t\r\n", rune(s.data[s.pos])) {
 			s.pos++
 		}
-		return nil
 	}
 }
 
-func (s *scanner) array(depth int) error {
+func (s *scanner) deep(depth int) {
+	if depth > maxMessageDepth {
+		s.refuse(rpcParseError, "Parse error: nested deeper than %d levels%s", maxMessageDepth, s.where())
+	}
+}
+
+func (s *scanner) array(depth int) {
+	s.deep(depth)
 	s.pos++ // [
-	for {
+	for s.pos < len(s.data) {
 		s.skipSpace()
-		if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		switch s.data[s.pos] {
+		case ']':
 			s.pos++
-			return nil
-		}
-		if err := s.value(depth); err != nil {
-			return err
-		}
-		s.skipSpace()
-		if s.pos < len(s.data) && s.data[s.pos] == ',' {
+			return
+		case ',':
 			s.pos++
+		default:
+			s.value(depth)
 		}
 	}
 }
 
-func (s *scanner) object(depth int) error {
+func (s *scanner) object(depth int) {
+	s.deep(depth)
 	s.pos++ // {
 	if depth == 1 {
 		s.topObject = true
 	}
-	// Objects in messages have few members: a slice beats a map.
-	var seen []string // name, then its fold key, in pairs
-	for {
+	var names members
+	for s.pos < len(s.data) {
 		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return errors.New("unexpected end of the message")
-		}
-		if s.data[s.pos] == '}' {
+		switch s.data[s.pos] {
+		case '}':
 			s.pos++
-			return nil
-		}
-		if s.data[s.pos] == ',' {
+			return
+		case ',':
 			s.pos++
 			continue
 		}
-		name, _, err := s.str()
-		if err != nil {
-			return err
-		}
-		fold := foldKey(name)
-		for i := 0; i < len(seen) && s.err == nil; i += 2 {
-			switch {
-			case seen[i+1] != fold:
-			case seen[i] == name:
-				s.err = fmt.Errorf("The member name %q appears twice in one object%s", name, s.where())
-			default:
-				s.err = fmt.Errorf("The member names %q and %q differ only in case%s", seen[i], name, s.where())
+		name := s.str(true)
+		if prev, dup := names.add(name); dup {
+			if prev == name {
+				s.refuse(rpcInvalidRequest, "The member name %q appears twice in one object%s", name, s.where())
+			} else {
+				s.refuse(rpcInvalidRequest, "The member names %q and %q differ only in case%s", prev, name, s.where())
 			}
 		}
-		seen = append(seen, name, fold)
 		s.skipSpace()
 		s.pos++ // :
 		s.skipSpace()
 		start := s.pos
 		s.path = append(s.path, name)
-		if err := s.value(depth); err != nil {
-			return err
-		}
+		s.value(depth)
 		s.path = s.path[:len(s.path)-1]
 		if depth == 1 {
 			switch {
-			case fold == "ID":
+			case strings.EqualFold(name, "id"):
 				s.ids++
 				s.id = json.RawMessage(s.data[start:s.pos])
 				if c := s.data[start]; name != "id" || c == '{' || c == '[' {
@@ -220,8 +230,10 @@ func (s *scanner) where() string {
 	return " (at " + strings.Join(s.path, ".") + ")"
 }
 
-// str reads a string at pos and returns its decoded value.
-func (s *scanner) str() (string, bool, error) {
+// str reads the string at pos, refusing a lone surrogate escape (which
+// encoding/json would quietly turn into U+FFFD, so that two different names
+// could decode alike). It returns the decoded value when decode is set.
+func (s *scanner) str(decode bool) string {
 	start := s.pos
 	s.pos++ // "
 	escaped := false
@@ -229,23 +241,104 @@ func (s *scanner) str() (string, bool, error) {
 		switch s.data[s.pos] {
 		case '\\':
 			escaped = true
+			if s.data[s.pos+1] == 'u' {
+				s.unicodeEscape()
+				continue
+			}
 			s.pos += 2
 			continue
 		case '"':
 			s.pos++
 			raw := s.data[start:s.pos]
+			if !decode {
+				return ""
+			}
 			if !escaped {
-				return string(raw[1 : len(raw)-1]), false, nil
+				return string(raw[1 : len(raw)-1])
 			}
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil {
-				return "", true, errors.New("an unreadable member name")
+				s.refuse(rpcParseError, "Parse error: an unreadable member name%s", s.where())
 			}
-			return v, true, nil
+			return v
 		}
 		s.pos++
 	}
-	return "", escaped, errors.New("unexpected end of the message")
+	return ""
+}
+
+// unicodeEscape reads \uXXXX at pos (json.Valid checked the hex digits): a
+// high surrogate must be followed by a low one, and a low one must follow a
+// high one.
+func (s *scanner) unicodeEscape() {
+	r := hex4(s.data[s.pos+2 : s.pos+6])
+	s.pos += 6
+	switch {
+	case r >= 0xDC00 && r <= 0xDFFF:
+		s.refuse(rpcParseError, "Parse error: a lone surrogate in a \\u escape%s", s.where())
+	case r >= 0xD800 && r <= 0xDBFF:
+		if s.pos+6 > len(s.data) || s.data[s.pos] != '\\' || s.data[s.pos+1] != 'u' {
+			s.refuse(rpcParseError, "Parse error: a lone surrogate in a \\u escape%s", s.where())
+			return
+		}
+		if lo := hex4(s.data[s.pos+2 : s.pos+6]); lo < 0xDC00 || lo > 0xDFFF {
+			s.refuse(rpcParseError, "Parse error: a lone surrogate in a \\u escape%s", s.where())
+			return
+		}
+		s.pos += 6
+	}
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// members are the names of one object so far. Objects in messages have a
+// handful of members, compared pairwise without allocating; past
+// smallObject the names go in a map of fold keys, so that a hostile object
+// of many members costs linear time.
+type members struct {
+	names []string
+	folds map[string]string
+}
+
+const smallObject = 16
+
+// add records name and returns an earlier name equal to it ignoring case.
+func (m *members) add(name string) (string, bool) {
+	if m.folds == nil {
+		for _, n := range m.names {
+			if strings.EqualFold(n, name) {
+				return n, true
+			}
+		}
+		m.names = append(m.names, name)
+		if len(m.names) > smallObject {
+			m.folds = make(map[string]string, 2*len(m.names))
+			for _, n := range m.names {
+				m.folds[foldKey(n)] = n
+			}
+		}
+		return "", false
+	}
+	k := foldKey(name)
+	if n, ok := m.folds[k]; ok {
+		return n, true
+	}
+	m.folds[k] = name
+	return "", false
 }
 
 // foldKey maps names that strings.EqualFold calls equal (the comparison
@@ -253,16 +346,6 @@ func (s *scanner) str() (string, bool, error) {
 // smallest rune of its case-folding orbit, so "k", "K" and the Kelvin sign
 // K all become "K".
 func foldKey(name string) string {
-	ascii := true
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return name // no lower-case letters: already its own key
-	}
 	var b strings.Builder
 	b.Grow(len(name))
 	for _, r := range name {

@@ -25,7 +25,7 @@ func TestCheckMessage(t *testing.T) {
 		`{"a":"\"","b":"\\"}`,
 	}
 	for _, m := range ok {
-		if we := checkMessage([]byte(m)); we != nil {
+		if _, we := checkMessage([]byte(m)); we != nil {
 			t.Errorf("%s refused: %s", m, we.msg)
 		}
 	}
@@ -46,7 +46,7 @@ func TestCheckMessage(t *testing.T) {
 		{strings.Repeat("[", 70) + strings.Repeat("]", 70), "", false},
 	}
 	for _, r := range refused {
-		we := checkMessage([]byte(r.msg))
+		_, we := checkMessage([]byte(r.msg))
 		if we == nil {
 			t.Errorf("%s accepted", r.msg)
 			continue
@@ -66,7 +66,7 @@ func TestCheckMessage(t *testing.T) {
 			t.Errorf("%s: response %s (%v)", r.msg, we.response(), err)
 		}
 	}
-	if we := checkMessage(bytes.Repeat([]byte(" "), MaxMessageBytes+1)); we == nil {
+	if _, we := checkMessage(bytes.Repeat([]byte(" "), MaxMessageBytes+1)); we == nil {
 		t.Error("an oversized message accepted")
 	}
 }
@@ -99,23 +99,49 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
-// TestCheckedReader: refused lines are answered on out and never read
-// through; accepted ones pass unchanged.
-func TestCheckedReader(t *testing.T) {
-	input := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\n" +
-		`{"jsonrpc":"2.0","id":2,"method":"ping","Method":"x"}` + "\n" +
-		`{"jsonrpc":"2.0","id":3,"method":"ping"}`
-	var out bytes.Buffer
-	r := &checkedReader{in: bufio.NewReader(strings.NewReader(input)), out: &out}
-	got, err := io.ReadAll(r)
+// TestServeStdioLines: over ServeStdio, a refused line is answered with
+// its id and never dispatched, blank lines are skipped, an over-long line
+// is refused and the next one still served, and the end of input ends the
+// loop with nil.
+func TestServeStdioLines(t *testing.T) {
+	s, err := New(Config{Client: refusingDoer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"; string(got) != want {
-		t.Fatalf("passed through %q", got)
+	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping","Method":"x"}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("x", MaxMessageBytes) + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`
+	var out bytes.Buffer
+	if err := s.ServeStdio(context.Background(), strings.NewReader(input), &out, nil); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,`) {
-		t.Fatalf("answered %q", out.String())
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %.200s", err, line)
+		}
+		kind := "result"
+		if m.Error != nil {
+			kind = "error"
+		}
+		got[string(m.ID)] = kind
+	}
+	want := map[string]string{"1": "result", "2": "error", "null": "error", "4": "result"}
+	if len(got) != len(want) {
+		t.Fatalf("answers %v, want %v", got, want)
+	}
+	for id, kind := range want {
+		if got[id] != kind {
+			t.Fatalf("answers %v, want %v", got, want)
+		}
 	}
 }
 
@@ -126,7 +152,7 @@ func FuzzCheckMessage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		we := checkMessage(msg)
+		_, we := checkMessage(msg)
 		if we != nil {
 			_ = we.response()
 			return
@@ -165,11 +191,15 @@ func FuzzArguments(f *testing.F) {
 
 type refusingDoer struct{}
 
-func (refusingDoer) Do(*http.Request) (*http.Response, error) { return nil, errors.New("no network in this test") }
+func (refusingDoer) Do(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no network in this test")
+}
 
 type refusingSigner struct{}
 
-func (refusingSigner) Account() string { return "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" }
+func (refusingSigner) Account() string {
+	return "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+}
 
 func (refusingSigner) Sign(context.Context, rails.Request) (jsonv.Value, error) {
 	return nil, errors.New("no signing in this test")
