@@ -207,7 +207,7 @@ func TestMPPChallenge(t *testing.T) {
 			t.Run(str(t, r, "case"), func(t *testing.T) {
 				method := str(t, r, "method")
 				if !served[method] {
-					t.Skipf("the %s MPP rail's challenge checks come with its own pairings (no issue here covers them)", method)
+					t.Skipf("the %s MPP rail's challenge checks come with that rail's pairings, not with the MPP/Tempo issue", method)
 				}
 				n, err := mpp.Network(fx.challenge(method, str(t, r, "intent"), str(t, r, "request")))
 				if want, ok := get(t, r, "expect").(string); ok {

@@ -48,9 +48,6 @@ func ParseChallenges(fieldValues []string) ([]jsonv.Value, error) {
 			return nil, refuse(CodeHeaderMalformed)
 		}
 		for _, c := range parsed {
-			if !strings.EqualFold(c.scheme, "payment") {
-				continue
-			}
 			if c.duplicate {
 				return nil, refuse(CodeChallengeMalformed)
 			}
@@ -71,13 +68,17 @@ func ParseChallenges(fieldValues []string) ([]jsonv.Value, error) {
 	return out, nil
 }
 
+// parsedChallenge is a Payment challenge of a field value. Challenges of
+// other schemes are read for the grammar and not kept.
 type parsedChallenge struct {
-	scheme    string
 	params    *jsonv.Object
 	duplicate bool
 }
 
 func (c *parsedChallenge) add(name, value string) {
+	if c == nil {
+		return // a parameter of another scheme's challenge
+	}
 	k := strings.ToLower(name)
 	if !knownParams[k] {
 		return
@@ -101,7 +102,8 @@ type fieldParser struct {
 func parseField(s string) ([]*parsedChallenge, bool) {
 	p := &fieldParser{s: s}
 	var out []*parsedChallenge
-	var current *parsedChallenge
+	var current *parsedChallenge // nil inside another scheme's challenge
+	inChallenge := false
 	for {
 		for p.i < len(s) && (s[p.i] == ' ' || s[p.i] == '\t' || s[p.i] == ',') {
 			p.i++
@@ -114,7 +116,7 @@ func parseField(s string) ([]*parsedChallenge, bool) {
 			return nil, false
 		}
 		if p.paramFollows() {
-			if current == nil {
+			if !inChallenge {
 				return nil, false // an auth-param before any scheme
 			}
 			v, ok := p.paramValue()
@@ -127,8 +129,11 @@ func parseField(s string) ([]*parsedChallenge, bool) {
 			}
 			continue
 		}
-		current = &parsedChallenge{scheme: t, params: &jsonv.Object{}}
-		out = append(out, current)
+		inChallenge, current = true, nil
+		if strings.EqualFold(t, "payment") {
+			current = &parsedChallenge{params: &jsonv.Object{}}
+			out = append(out, current)
+		}
 		if p.i == len(s) || s[p.i] == ',' {
 			continue
 		}
@@ -210,10 +215,20 @@ func (p *fieldParser) paramValue() (string, bool) {
 	return p.token()
 }
 
-// quoted reads a quoted-string, unescaping quoted-pairs.
+// quoted reads a quoted-string, unescaping quoted-pairs. Without escapes or
+// obs-text the value is a substring of the field, not a copy.
 func (p *fieldParser) quoted() (string, bool) {
 	p.i++ // opening quote
+	start := p.i
+	for p.i < len(p.s) && p.s[p.i] != '"' && p.s[p.i] != '\\' && p.s[p.i] < utf8.RuneSelf && isQdtext(p.s[p.i]) {
+		p.i++
+	}
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		p.i++
+		return p.s[start : p.i-1], true
+	}
 	var b strings.Builder
+	b.WriteString(p.s[start:p.i])
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {

@@ -64,7 +64,6 @@ const (
 	MaxDecoded         = 8192   // decoded bytes of request or opaque
 	MaxJSONDepth       = 16     // nesting of request/opaque (top object = 1) and of a credential
 	MaxCredentialUnits = 65_536 // the credential's size budget (credentialWithin)
-	MaxLink            = 2048   // UTF-16 units of a link or agreement URL
 )
 
 // The opaque keys an LCP seller writes.

@@ -3,7 +3,6 @@ package tempo
 import (
 	"encoding/hex"
 	"math/big"
-	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -162,5 +161,3 @@ func ChannelIDV2(d Descriptor, escrow string, chainID int64) ([32]byte, error) {
 
 // hex0x writes "0x" and lowercase hex.
 func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

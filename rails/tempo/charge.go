@@ -2,7 +2,6 @@ package tempo
 
 import (
 	"math/big"
-	"regexp"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -47,8 +46,6 @@ type split struct {
 	memo      *[32]byte
 }
 
-var memoWord = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
-
 // splitsOf reads methodDetails.splits (none, or 1–10 entries of a recipient
 // address, an amount above zero and an optional 32-byte memo; else
 // mpp/splits-malformed) and the primary recipient's share, amount less the
@@ -75,7 +72,7 @@ func splitsOf(c *mpp.Checked) ([]split, *big.Int, error) {
 			s := split{recipient: to, amount: n}
 			if m, has := o.Get("memo"); has {
 				text, isString := m.(string)
-				if !isString || !memoWord.MatchString(text) {
+				if !isString || !mpp.IsWord32(text) {
 					return nil, nil, rails.Refuse(mpp.CodeSplitsMalformed)
 				}
 				w, _ := parseWord(text)
