@@ -39,7 +39,7 @@ func mustHex(s string) []byte {
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rail := fs.String("rail", "x402", "the rail to pay: x402 (x402/exact/eip155/eip3009)")
+	rail := fs.String("rail", "x402", "the rail to pay: x402 (x402/exact/eip155/eip3009) or mpp-tempo (mpp/charge/tempo/memo)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}

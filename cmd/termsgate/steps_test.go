@@ -174,3 +174,18 @@ func TestDemoPaysEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoMPPTempoPaysEndToEnd(t *testing.T) {
+	code, out, errs := runCLI(t, "", "demo", "--rail", "mpp-tempo")
+	if code != exitOK {
+		t.Fatalf("demo exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"WWW-Authenticate: Payment", "matches", "answered 200", "declined hash-mismatch", "signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "demo", "--rail", "nope"); code != exitUsage || !strings.Contains(errs, "unknown rail") {
+		t.Fatalf("unknown rail: %d %s", code, errs)
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/mppseller"
+	"github.com/termsgate/termsgate/rails/mpp"
+	"github.com/termsgate/termsgate/rails/tempo"
+	"github.com/termsgate/termsgate/signer"
+)
+
+func init() { demos["mpp-tempo"] = demoMPPTempo }
+
+// demoMPPTempo pays an MPP seller (WWW-Authenticate: Payment) on Tempo: the
+// challenge id is derived from H, and the signed transferWithMemo carries the
+// attribution memo of that id.
+func demoMPPTempo(stdout, stderr io.Writer) int {
+	start := time.Now()
+	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	fail := func(code int, a ...any) int {
+		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
+		return code
+	}
+	seller := mppseller.New(demoATR, []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`))
+	srv, err := loopback.Start(seller)
+	if err != nil {
+		return fail(exitFailure, "cannot start the local seller:", err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	payer, err := signer.FromHex(signer.AnvilKey, fmt.Sprintf("eip155:%d", mpp.TempoChargeDefaultChain))
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	ctx := context.Background()
+
+	say("termsgate demo (MPP on Tempo): a seller on %s (TLS, loopback only) sells %s", srv.Listener.Addr(), seller.ResourceURL())
+	say("payer: %s (the published Anvil development key; never hold value with it)", payer.Account())
+	say("")
+	say("1. GET %s", seller.ResourceURL())
+	resp, err := client.Get(seller.ResourceURL())
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	drain(resp)
+	doc, err := mpp.ChallengesFromHeader(resp.Header)
+	if err != nil {
+		return fail(exitFailure, "the seller's WWW-Authenticate:", err)
+	}
+	offer, err := g.Read(doc, tempo.MemoID)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	say("   %d with a WWW-Authenticate: Payment challenge for %s", resp.StatusCode, tempo.MemoID)
+	say("   advertised terms H = %s", offer.H)
+	say("   at %s", offer.Link)
+	say("")
+	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, and only then signs")
+	res, err := g.Transact(ctx, doc, tempo.MemoID, payer, nil)
+	if err != nil {
+		return fail(exitDeclined, "declined:", err)
+	}
+	say("   fetched %d bytes; SHA-256 = %s: matches", len(res.Bytes), res.H)
+	cred, _ := jsonv.AsObject(res.Signed)
+	id, _ := jsonv.AsString(path(cred, "challenge", "id"))
+	say("   signed a Tempo transaction whose transferWithMemo memo attributes the challenge id %s (derived from H)", id)
+	say("")
+	name, value := mpp.Header(cred)
+	say("3. GET again with %s: Payment … (%d bytes)", name, len(value))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, seller.ResourceURL(), nil)
+	req.Header.Set(name, value)
+	paid, err := client.Do(req)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(paid.Body, 1<<16))
+	paid.Body.Close()
+	if paid.StatusCode != http.StatusOK {
+		return fail(exitFailure, fmt.Sprintf("the seller refused the credential (%d):", paid.StatusCode), seller.LastRejection())
+	}
+	say("   the seller checked the credential (H carried, the signature recovers to %s)", seller.Payer())
+	say("   and answered %d: %s", paid.StatusCode, body)
+	say("")
+	say("4. the same seller now serves other bytes at the link while its challenge still advertises H")
+	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
+	calls := &countingSigner{Signer: payer}
+	_, err = g.Transact(ctx, doc, tempo.MemoID, calls, nil)
+	var d *gate.Decline
+	if !errors.As(err, &d) {
+		return fail(exitFailure, "the changed terms were not declined:", err)
+	}
+	say("   declined %s: %s", d.Code, d.Detail)
+	say("   signer calls for it: %d", calls.n)
+	say("")
+	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
+	return exitOK
+}
