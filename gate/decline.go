@@ -24,6 +24,14 @@ const (
 	AgreementFailed     Code = "agreement-failed"
 )
 
+// Codes the MCP server adds for sealed values it did not hand out unchanged
+// (upstream-api.md §9.6); the library never produces them.
+const (
+	ChosenUnverified  Code = "chosen-unverified"
+	HoldUnverified    Code = "hold-unverified"
+	OpeningUnverified Code = "opening-unverified"
+)
+
 // Codes lists the twelve codes in the order of the reference's table.
 var Codes = []Code{
 	PairingNotSupported, OfferUnreadable, NoPayableOption, LinkNotHTTPS, ATRUnfetchable, ATRTooLarge,

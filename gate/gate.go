@@ -180,6 +180,7 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 	default:
 		return nil, nil, decline(LinkNotHTTPS, ns+"/legal-context-malformed")
 	}
+	progress(ctx, "fetching the ATR at "+read.Link)
 	bytes, err := g.fetcher().Fetch(ctx, read.Link)
 	if err != nil {
 		var fe *atr.FetchError
@@ -192,6 +193,7 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 	if !atr.EqualText(read.H, h) {
 		return nil, nil, decline(HashMismatch, DetailHashMismatch)
 	}
+	progress(ctx, "the ATR's hash matched: "+h.String())
 	if !publicProof && agreement == "" {
 		return nil, nil, decline(AgreementNotOffered, DetailAgreementNotOffered)
 	}

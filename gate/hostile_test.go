@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,5 +250,17 @@ func TestPolicyIsAskedAfterTheHashAndBeforeTheSigner(t *testing.T) {
 	}
 	if p.asked.Load() != 1 || s.calls.Load() != 0 || fetches.Load() != 1 {
 		t.Fatalf("asked %d, signed %d, fetched %d", p.asked.Load(), s.calls.Load(), fetches.Load())
+	}
+}
+
+func TestProgressReportsTheSteps(t *testing.T) {
+	g, doc, _ := hostileSeller(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(atrA) })
+	var steps []string
+	ctx := gate.WithProgress(context.Background(), func(s string) { steps = append(steps, s) })
+	if _, err := g.Transact(ctx, doc, evm.ExactEIP3009ID, &counting{answer: realKey()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 || !strings.HasPrefix(steps[0], "fetching the ATR") || !strings.HasPrefix(steps[1], "the ATR's hash matched") || steps[2] != "asking the signer to sign a eip712 request" {
+		t.Fatalf("steps %q", steps)
 	}
 }

@@ -62,9 +62,30 @@ func (f *Finished) JSON() *jsonv.Object {
 	return out
 }
 
-// JSON is {atrHash, atr, signed}.
+// JSON is {atrHash, atr, signed, landed?, agreement?}, or, when the
+// agreement payment awaits approval, {atrHash, atr, approve}.
 func (t *Transacted) JSON() *jsonv.Object {
-	return jsonv.Obj("atrHash", t.H.String(), "atr", ATRJSON(t.Bytes), "signed", t.Signed)
+	out := jsonv.Obj("atrHash", t.H.String(), "atr", ATRJSON(t.Bytes))
+	if t.Approve != nil {
+		out.Set("approve", t.Approve.JSON())
+		return out
+	}
+	out.Set("signed", t.Signed)
+	if t.Landed != nil {
+		out.Set("landed", t.Landed)
+	}
+	if t.Agreement != nil {
+		out.Set("agreement", t.Agreement.JSON())
+	}
+	return out
+}
+
+// JSON is {atrHash, approve} or {atrHash, receipt}.
+func (a *Agreed) JSON() *jsonv.Object {
+	if a.Receipt != nil {
+		return jsonv.Obj("atrHash", a.Receipt.ATRHash, "receipt", a.Receipt.JSON())
+	}
+	return jsonv.Obj("atrHash", a.H.String(), "approve", a.Approve.JSON())
 }
 
 // JSON is {decline: {code, detail}, moved?: {signed, atr, atrHash}}.

@@ -142,6 +142,7 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 	}
 	req := first
 	for range MaxSignerCalls {
+		progress(ctx, "asking the signer to sign a "+kindOf(req)+" request")
 		answer, err := protect(func() (jsonv.Value, error) { return signer.Sign(ctx, req) })
 		if err != nil {
 			return nil, decline(SignerFailed, DetailSignerFailed).with(soFar())
@@ -161,4 +162,9 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 		req = f.Next
 	}
 	return nil, decline(SignedNotBound, DetailTooManySignatures).with(soFar())
+}
+
+func kindOf(req rails.Request) string {
+	k, _ := req.GetString("kind")
+	return k
 }

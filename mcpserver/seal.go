@@ -35,11 +35,11 @@ const (
 func unverified(l label) *gate.Decline {
 	switch l {
 	case labelHold:
-		return &gate.Decline{Code: "hold-unverified", Detail: "The hold is not one this server process returned, unchanged. Pass back the latest hold exactly as returned."}
+		return &gate.Decline{Code: gate.HoldUnverified, Detail: "The hold is not one this server process returned, unchanged. Pass back the latest hold exactly as returned."}
 	case labelOpening:
-		return &gate.Decline{Code: "opening-unverified", Detail: "The opening is not one this server process returned, unchanged. Pass the signed opening and its mac exactly as returned."}
+		return &gate.Decline{Code: gate.OpeningUnverified, Detail: "The opening is not one this server process returned, unchanged. Pass the signed opening and its mac exactly as returned."}
 	default:
-		return &gate.Decline{Code: "chosen-unverified", Detail: "The chosen payment is not one this server process returned, unchanged. Pass chosen exactly as atr_confirm returned it."}
+		return &gate.Decline{Code: gate.ChosenUnverified, Detail: "The chosen payment is not one this server process returned, unchanged. Pass chosen exactly as atr_confirm returned it."}
 	}
 }
 

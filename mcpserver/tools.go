@@ -145,19 +145,7 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 	if err != nil {
 		return nil, err
 	}
-	out := t.JSON()
-	if t.Approve != nil {
-		out.Delete("signed")
-		out.Set("approve", t.Approve.JSON())
-		return out, nil
-	}
-	if t.Landed != nil {
-		out.Set("landed", t.Landed)
-	}
-	if t.Agreement != nil {
-		out.Set("agreement", t.Agreement.JSON())
-	}
-	return out, nil
+	return t.JSON(), nil
 }
 
 const detailNoAgreementURL = "The chosen payment names no agreement URL."
@@ -187,12 +175,8 @@ func (s *Server) agree(ctx context.Context, a *agreeArgs) (*jsonv.Object, error)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case r.Approve != nil:
-		return jsonv.Obj("atrHash", r.H.String(), "approve", r.Approve.JSON()), nil
-	case r.Receipt != nil:
-		return jsonv.Obj("atrHash", r.Receipt.ATRHash, "receipt", r.Receipt.JSON()), nil
-	default:
+	if r.Approve == nil && r.Receipt == nil {
 		return nil, &gate.Decline{Code: gate.AgreementFailed, Detail: "The agreement exchange gave neither a payment to approve nor a receipt."}
 	}
+	return r.JSON(), nil
 }

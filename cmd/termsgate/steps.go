@@ -408,13 +408,8 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if res.Approve != nil {
 		fmt.Fprintln(stderr, "termsgate: nothing signed: approve the agreement payment under \"approve\", then run again with --approved FILE holding it unchanged")
-		return printResult(stdout, stderr, jsonv.Obj("atrHash", res.H.String(), "atr", gate.ATRJSON(res.Bytes), "approve", res.Approve.JSON()), nil)
 	}
-	out := res.JSON()
-	if res.Agreement != nil {
-		out.Set("agreement", res.Agreement.JSON())
-	}
-	return printResult(stdout, stderr, out, nil)
+	return printResult(stdout, stderr, res.JSON(), nil)
 }
 
 func readApproved(path string) (*gate.AgreementPayment, error) {
@@ -470,7 +465,6 @@ func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if res.Approve != nil {
 		fmt.Fprintln(stderr, "termsgate: nothing signed: approve the payment under \"approve\", then run again with --approved FILE holding it unchanged")
-		return printResult(stdout, stderr, jsonv.Obj("atrHash", res.H.String(), "approve", res.Approve.JSON()), nil)
 	}
-	return printResult(stdout, stderr, jsonv.Obj("atrHash", res.Receipt.ATRHash, "receipt", res.Receipt.JSON()), nil)
+	return printResult(stdout, stderr, res.JSON(), nil)
 }
