@@ -222,7 +222,39 @@ func TestX402ExactEIP3009(t *testing.T) {
 			t.Fatalf("eip3009 serves %d options of the mixed document, want 1", len(read.Options))
 		}
 		t.Run("advertise", func(t *testing.T) {
-			t.Skip("placing the mixed offer needs the x402/exact/eip155/erc7710 pairing, not implemented yet")
+			// The legal context is one per document: each offer's pairing
+			// places the same info, in either order, and the document
+			// carries it once. The placement is x402's, whatever the pairing.
+			adv := obj(t, mx, "advertise")
+			h := mustHash(t, str(t, adv, "h"))
+			link, agreementURL := str(t, adv, "link"), str(t, adv, "agreementUrl")
+			offers := get(t, adv, "offers").([]jsonv.Value)
+			for _, order := range [][]int{{0, 1}, {1, 0}} {
+				doc := obj(t, adv, "doc")
+				var err error
+				for range order {
+					if doc, err = x402.Advertise(doc, h, link, agreementURL); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if got, want := jsonv.String(doc), jsonv.String(get(t, mx, "expectDocument")); got != want {
+					t.Fatalf("document\n got %s\nwant %s", got, want)
+				}
+				for _, o := range offers {
+					if !x402.OptionInDocument(obj(t, o, "option"), get(t, doc, "accepts").([]jsonv.Value)) {
+						t.Fatalf("offer of %s not in the document", str(t, o, "pairing"))
+					}
+				}
+			}
+			placed, err := x402.Advertise(obj(t, adv, "doc"), h, link, agreementURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range get(t, mx, "conflicts").([]jsonv.Value) {
+				other, _ := jsonv.AsString(get(t, c, "agreementUrl")) // null: no agreement URL
+				_, err := x402.Advertise(placed, h, link, other)
+				wantRefusal(t, err, str(t, c, "expect"))
+			}
 		})
 	})
 
