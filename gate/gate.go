@@ -295,14 +295,15 @@ func finish(p rails.Pairing, bytes []byte, h atr.Hash, chosen rails.Chosen, sign
 	}
 	sent, landed := done.Signed, jsonv.Value(nil)
 	if sd, ok := p.(rails.Sender); ok {
-		type pair struct{ sent, landed jsonv.Value }
-		got, serr := call("bound-failed", func() (pair, error) {
+		type split struct{ sent, landed jsonv.Value }
+		got, err := protect(func() (split, error) {
 			a, b := sd.Sent(done.Signed)
-			return pair{a, b}, nil
+			return split{a, b}, nil
 		})
-		if serr == nil {
-			sent, landed = got.sent, got.landed
+		if err != nil {
+			return nil, decline(SignedNotBound, DetailNotCompleted).with(moved)
 		}
+		sent, landed = got.sent, got.landed
 	}
 	inside, err := call("bound-failed", func() (string, error) { return p.Bound(done.Signed) })
 	if err != nil {

@@ -14,44 +14,49 @@ import (
 var defaultRegistry = sync.OnceValue(all.Default)
 
 // pickPairing returns the first pairing of the registry, in registration
-// order, that reads doc (a decoded PAYMENT-REQUIRED) and has an option the
-// account can pay. It fetches and signs nothing: Transact then repeats the
-// read and the choice and runs every check.
+// order, whose id is in namespace ns ("x402" or "mpp"), that reads doc (a
+// decoded PAYMENT-REQUIRED, or the challenge list of WWW-Authenticate) and
+// has an option the account can pay. It fetches and signs nothing: Transact
+// then repeats the read and the choice and runs every check.
 //
 // When none can pay, the decline is the gate's for the first pairing that
 // got furthest: a choose refusal (no-payable-option) over a read refusal
 // (offer-unreadable), each with its refusal code as the detail.
-func pickPairing(g *gate.Gate, doc jsonv.Value, account string) (string, *gate.Decline) {
+//
+// With shortcut, a namespace holding one pairing returns it untried:
+// Transact reads and chooses first and declines exactly as this would. The
+// caller turns it off when a failure here must be known before Transact (to
+// fall back to the other protocol of the 402).
+func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut bool) (string, *gate.Decline) {
 	reg := g.Pairings
 	if reg == nil {
 		reg = defaultRegistry()
 	}
 	var candidates []rails.Pairing
 	for _, p := range reg.All() {
-		if rails.Namespace(p.ID()) == "x402" {
+		if rails.Namespace(p.ID()) == ns {
 			candidates = append(candidates, p)
 		}
 	}
-	if len(candidates) == 1 {
-		// Transact reads and chooses first and declines exactly as below.
+	if shortcut && len(candidates) == 1 {
 		return candidates[0].ID(), nil
+	}
+	now := time.Now().Unix()
+	if g.Now != nil {
+		now = g.Now().Unix()
 	}
 	var readFail, chooseFail *gate.Decline
 	for _, p := range candidates {
 		read, err := guarded(func() (rails.Read, error) { return p.Read(doc) })
 		if err != nil {
 			if readFail == nil {
-				readFail = &gate.Decline{Code: gate.OfferUnreadable, Detail: code(err, "x402/read-failed")}
+				readFail = &gate.Decline{Code: gate.OfferUnreadable, Detail: code(err, ns+"/read-failed")}
 			}
 			continue
 		}
-		now := time.Now().Unix()
-		if g.Now != nil {
-			now = g.Now().Unix()
-		}
 		if _, err := guarded(func() (jsonv.Value, error) { return p.Choose(read, account, &jsonv.Object{}, now, "") }); err != nil {
 			if chooseFail == nil {
-				chooseFail = &gate.Decline{Code: gate.NoPayableOption, Detail: code(err, "x402/no-payable-option")}
+				chooseFail = &gate.Decline{Code: gate.NoPayableOption, Detail: code(err, ns+"/no-payable-option")}
 			}
 			continue
 		}
@@ -63,7 +68,14 @@ func pickPairing(g *gate.Gate, doc jsonv.Value, account string) (string, *gate.D
 	case readFail != nil:
 		return "", readFail
 	}
-	return "", &gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for x402 v2."}
+	return "", &gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for " + protocolName(ns) + "."}
+}
+
+func protocolName(ns string) string {
+	if ns == ProtocolX402 {
+		return "x402 v2"
+	}
+	return "MPP"
 }
 
 // errPanicked stands for a pairing member that panicked on seller input.
