@@ -46,25 +46,40 @@ func TestPickPairingTriesEachInOrder(t *testing.T) {
 		choose: func() (jsonv.Value, error) { return jsonv.Obj(), nil }}
 	other := fakePairing{id: "mpp/fake/never"}
 
+	mppPanics := fakePairing{id: "mpp/fake/panics", choose: func() (jsonv.Value, error) { panic("seller input") },
+		read: func() (rails.Read, error) { return rails.Read{}, nil }}
+	mppPayable := fakePairing{id: "mpp/fake/payable",
+		read:   func() (rails.Read, error) { return rails.Read{}, nil },
+		choose: func() (jsonv.Value, error) { return jsonv.Obj(), nil }}
+
 	cases := []struct {
 		name     string
 		pairings []rails.Pairing
+		ns       string
+		shortcut bool
 		want     string
 		decline  *gate.Decline
 	}{
-		{"first payable after failures", []rails.Pairing{other, panics, unreadable, unchoosable, payable}, "x402/fake/payable", nil},
-		{"a choose refusal beats a read refusal", []rails.Pairing{unreadable, panics, unchoosable}, "",
+		{"first payable after failures", []rails.Pairing{other, panics, unreadable, unchoosable, payable}, "x402", true, "x402/fake/payable", nil},
+		{"a choose refusal beats a read refusal", []rails.Pairing{unreadable, panics, unchoosable}, "x402", true, "",
 			&gate.Decline{Code: gate.NoPayableOption, Detail: "x402/input-missing"}},
-		{"only read refusals", []rails.Pairing{panics, unreadable}, "",
+		{"only read refusals", []rails.Pairing{panics, unreadable}, "x402", true, "",
 			&gate.Decline{Code: gate.OfferUnreadable, Detail: "x402/read-failed"}},
-		{"no x402 pairing", []rails.Pairing{other}, "",
+		{"no x402 pairing", []rails.Pairing{other}, "x402", true, "",
 			&gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for x402 v2."}},
-		{"one x402 pairing is left to Transact", []rails.Pairing{other, unreadable}, "x402/fake/unreadable", nil},
+		{"one x402 pairing is left to Transact", []rails.Pairing{other, unreadable}, "x402", true, "x402/fake/unreadable", nil},
+		{"without the shortcut one pairing is tried", []rails.Pairing{other, unreadable}, "x402", false, "",
+			&gate.Decline{Code: gate.OfferUnreadable, Detail: "x402/not-v2"}},
+		{"mpp: only mpp pairings, a panic recovered", []rails.Pairing{payable, mppPanics, mppPayable}, "mpp", true, "mpp/fake/payable", nil},
+		{"mpp: a panicking choice is a choose refusal", []rails.Pairing{payable, mppPanics}, "mpp", false, "",
+			&gate.Decline{Code: gate.NoPayableOption, Detail: "mpp/no-payable-option"}},
+		{"no mpp pairing", []rails.Pairing{payable}, "mpp", true, "",
+			&gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for MPP."}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &gate.Gate{Pairings: rails.NewRegistry(tc.pairings...)}
-			got, d := pickPairing(g, doc, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
+			got, d := pickPairing(g, doc, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", tc.ns, tc.shortcut)
 			if got != tc.want || (d == nil) != (tc.decline == nil) || d != nil && (d.Code != tc.decline.Code || d.Detail != tc.decline.Detail) {
 				t.Fatalf("got %q %v, want %q %v", got, d, tc.want, tc.decline)
 			}

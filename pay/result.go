@@ -2,10 +2,12 @@ package pay
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/x402"
 )
 
@@ -13,22 +15,28 @@ import (
 // to and what the seller answered. Keep ATR with H: they are the proof of
 // what was agreed.
 type Result struct {
-	URL     string // the URL that answered 402 and received the payment
-	Pairing string
-	Summary Summary
-	ATR     []byte   // the ATR bytes, exactly as fetched
-	H       atr.Hash // SHA-256 of ATR, bound into the payment
+	URL      string // the URL that answered 402 and received the payment
+	Protocol string // ProtocolX402 or ProtocolMPP: which of the 402's offers was paid
+	Pairing  string
+	Summary  Summary
+	ATR      []byte   // the ATR bytes, exactly as fetched
+	H        atr.Hash // SHA-256 of ATR, bound into the payment
 
-	Signed jsonv.Value // the payment, as sent
-	Header string      // the PAYMENT-SIGNATURE value sent
+	Signed jsonv.Value // the payment, as sent (x402: the payment payload; MPP: the credential)
+	// HeaderName is the request header the payment was sent in:
+	// PAYMENT-SIGNATURE for x402; for MPP Authorization, or
+	// Payment-Authorization when the challenge asked for it.
+	HeaderName string
+	Header     string // the value sent in HeaderName
 	// PaymentID is the x402 payment identifier written into the payment
 	// when the seller advertises the payment-identifier extension, else "".
 	PaymentID string
 
 	// StatusCode is the status of the seller's answer to the payment.
 	StatusCode int
-	// Settlement is the decoded PAYMENT-RESPONSE; nil when the seller sent
-	// none or one that does not decode (then SettlementErr says why).
+	// Settlement is the decoded PAYMENT-RESPONSE (x402) or Payment-Receipt
+	// (MPP); nil when the seller sent none or one that does not decode (then
+	// SettlementErr says why).
 	Settlement    *Settlement
 	SettlementErr error
 
@@ -39,8 +47,11 @@ type Result struct {
 func (r *Result) Accepted() bool { return r != nil && r.StatusCode >= 200 && r.StatusCode <= 299 }
 
 // Settlement is a PAYMENT-RESPONSE: {success, transaction, network, payer}
-// or {success: false, errorReason, network}. It is the seller's claim; the
-// public proof is the transaction on Network.
+// or {success: false, errorReason, network}; or an MPP Payment-Receipt
+// {status, method, reference, timestamp}, read as Success (status
+// "success") and Transaction (reference), Network and Payer left empty (a
+// receipt names the method, not the chain). It is the seller's claim; the
+// public proof is the transaction on chain.
 type Settlement struct {
 	Success     bool
 	Transaction string
@@ -61,6 +72,24 @@ func readSettlement(header string) (*Settlement, error) {
 	s.Network, _ = o.GetString("network")
 	s.Payer, _ = o.GetString("payer")
 	s.ErrorReason, _ = o.GetString("errorReason")
+	return s, nil
+}
+
+// errReceiptUnreadable: a Payment-Receipt that is not strict base64url of
+// one JSON object.
+var errReceiptUnreadable = errors.New("pay: the Payment-Receipt is not base64url of a JSON object")
+
+// readReceipt reads an MPP Payment-Receipt with the bounds of a challenge's
+// request (mpp.DecodeObject).
+func readReceipt(header string) (*Settlement, error) {
+	o, ok := mpp.DecodeObject(header)
+	if !ok {
+		return nil, errReceiptUnreadable
+	}
+	s := &Settlement{Raw: o}
+	status, _ := o.GetString("status")
+	s.Success = status == "success"
+	s.Transaction, _ = o.GetString("reference")
 	return s, nil
 }
 

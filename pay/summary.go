@@ -10,6 +10,7 @@ import (
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/tempo"
 )
 
 // Summary is what a signature grants, read from the signing request itself
@@ -69,20 +70,36 @@ func refuse(detail string) *gate.Decline {
 const maxUnix = 1 << 40
 
 // Summarize reads what the signature would grant from the signing request.
-// It reads one request shape: kind eip712 whose typed data is an EIP-3009
-// TransferWithAuthorization under the four-field domain {name, version,
-// chainId, verifyingContract}, types exactly as EIP-3009 writes them. Any
-// other request is a *gate.Decline (no-payable-option,
+// It reads two request shapes:
+//
+//   - kind eip712 whose typed data is an EIP-3009 TransferWithAuthorization
+//     under the four-field domain {name, version, chainId,
+//     verifyingContract}, types exactly as EIP-3009 writes them: what
+//     x402/exact/eip155/eip3009 and mpp/charge/evm/authorization ask for;
+//   - kind tempo-call whose one call is a TIP-20 transferWithMemo (the call's
+//     to is the token; the recipient and amount are read from its
+//     calldata): what mpp/charge/tempo/memo and mpp/charge/tempo/push ask
+//     for (summary_tempo.go).
+//
+// Any other request is a *gate.Decline (no-payable-option,
 // policy/request-unreadable): a signature whose effect cannot be stated is
 // not signed.
 func Summarize(p gate.PaymentSummary) (Summary, error) {
-	bad := refuse(DetailRequestUnreadable)
 	if p.Request == nil {
-		return Summary{}, bad
+		return Summary{}, refuse(DetailRequestUnreadable)
 	}
-	if kind, _ := p.Request.GetString("kind"); kind != "eip712" {
-		return Summary{}, bad
+	switch kind, _ := p.Request.GetString("kind"); kind {
+	case "eip712":
+		return summarizeEIP3009(p)
+	case tempo.KindTempoCall:
+		return summarizeTempoMemo(p)
 	}
+	return Summary{}, refuse(DetailRequestUnreadable)
+}
+
+// summarizeEIP3009 reads an eip712 request of an EIP-3009 authorization.
+func summarizeEIP3009(p gate.PaymentSummary) (Summary, error) {
+	bad := refuse(DetailRequestUnreadable)
 	td, ok := p.Request.GetObject("typedData")
 	if !ok {
 		return Summary{}, bad

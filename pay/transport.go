@@ -1,8 +1,10 @@
 // Package pay is the paying side of HTTP: an http.RoundTripper that answers
-// an x402 v2 402 by paying through the gate, so that nothing is signed
-// before the seller's terms (the ATR) were fetched and their SHA-256 matched
-// the advertised hash, a spend Policy allowed the payment, and the optional
-// BeforeSign hook approved its Summary.
+// a 402 by paying through the gate, so that nothing is signed before the
+// seller's terms (the ATR) were fetched and their SHA-256 matched the
+// advertised hash, a spend Policy allowed the payment, and the optional
+// BeforeSign hook approved its Summary. It pays x402 v2 (PAYMENT-REQUIRED)
+// and MPP (WWW-Authenticate: Payment) 402s, x402 first when a 402 offers
+// both.
 //
 //	t := &pay.Transport{Signer: wallet, Policy: policy}
 //	client := pay.NewClient(t)
@@ -10,10 +12,10 @@
 //	// err wraps a *gate.Decline when the gate declined (nothing signed);
 //	// pay.ResultOf(resp) is the payment made, if one was.
 //
-// One request gets at most one signature: the 402's PAYMENT-REQUIRED is
-// decoded strictly, the payment is sent once, in PAYMENT-SIGNATURE, to the
-// URL that answered 402, and whatever the seller answers to it is the
-// response. See docs/paying-client.md.
+// One request gets at most one signature: the 402's offer is decoded
+// strictly, the payment is sent once (in PAYMENT-SIGNATURE, or in the
+// header the MPP challenge names) to the URL that answered 402, and whatever
+// the seller answers to it is the response. See docs/paying-client.md.
 package pay
 
 import (
@@ -28,6 +30,7 @@ import (
 
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/x402"
 )
 
@@ -62,9 +65,14 @@ const (
 	// which the transport does not give. Code agreement-pending; nothing
 	// signed.
 	DetailAgreementNeedsApproval = "pay/agreement-needs-approval"
+	// DetailCredentialHeaderTaken: the MPP credential would go in
+	// Authorization, which the request already carries (a Bearer token, say):
+	// sending the payment would replace it. Code no-payable-option; asked
+	// before the policies, so nothing is signed or reserved.
+	DetailCredentialHeaderTaken = "pay/credential-header-taken"
 )
 
-// Transport pays x402 v2 402s through the gate. The zero value is not
+// Transport pays x402 v2 and MPP 402s through the gate. The zero value is not
 // usable: Signer is required. A Transport is safe for concurrent use if its
 // Signer, Policy and hooks are.
 type Transport struct {
@@ -136,16 +144,23 @@ func CheckRedirect(next func(req *http.Request, via []*http.Request) error) func
 	}
 }
 
-// RoundTrip sends req; on a 402 with PAYMENT-REQUIRED it pays and sends req
+// RoundTrip sends req; on a 402 that asks for payment it pays and sends req
 // once more with the payment, returning that answer. A decline is an error
 // wrapping *gate.Decline, and then nothing was signed or sent.
 //
-// It does not pay, and returns the 402 as it came, when the 402 has no
-// PAYMENT-REQUIRED, when req already carries a PAYMENT-SIGNATURE (the caller
-// pays itself), or when req is a redirect followed from a paid response.
+// A 402 asks for payment with PAYMENT-REQUIRED (x402 v2) or with
+// WWW-Authenticate: Payment challenges (MPP). When it carries both, x402 is
+// paid if a registered x402 pairing can pay it for the signer's account;
+// otherwise MPP is (decided before anything is fetched); when neither can,
+// the decline is x402's.
+//
+// It does not pay, and returns the 402 as it came, when the 402 asks for
+// neither, when req already carries a payment (PAYMENT-SIGNATURE,
+// Payment-Authorization or Authorization: Payment: the caller pays itself),
+// or when req is a redirect followed from a paid response.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if req.Header.Get(HeaderSignature) != "" {
+	if paysItself(req.Header) {
 		return t.base().RoundTrip(req)
 	}
 	first, again := replay(req, t.maxReplay())
@@ -153,8 +168,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 		return resp, err
 	}
-	required := resp.Header.Values(HeaderRequired)
-	if len(required) == 0 {
+	var buf [2]offer // no allocation for the list on the paying path
+	offers := offersOf(resp.Header, buf[:0])
+	if len(offers) == 0 {
 		return resp, nil
 	}
 	log := t.logger()
@@ -167,14 +183,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	discard(resp.Body, t.max402())
-	log.DebugContext(ctx, "pay: payment required", "url", logURL(req.URL))
-
-	if len(required) != 1 {
-		return nil, t.declined(req, &gate.Decline{Code: gate.OfferUnreadable, Detail: DetailRequiredUnreadable})
+	if log.Enabled(ctx, slog.LevelDebug) { // the arguments cost allocations even when discarded
+		log.DebugContext(ctx, "pay: payment required", "url", logURL(req.URL), "protocol", offers[0].protocol)
 	}
-	doc, err := x402.DecodeHeader(required[0])
-	if err != nil {
-		return nil, t.declined(req, &gate.Decline{Code: gate.OfferUnreadable, Detail: DetailRequiredUnreadable})
+
+	if d := allBad(offers); d != nil {
+		return nil, t.declined(req, d)
 	}
 	if t.Signer == nil {
 		return nil, errors.New("pay: Transport has no Signer")
@@ -193,14 +207,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			body.Close()
 		}
 	}
-	res, err := t.pay(ctx, req, doc)
+	o, pairing, d := t.choose(offers)
+	if d != nil {
+		closeBody()
+		return nil, t.declined(req, d)
+	}
+	res, err := t.pay(ctx, req, o, pairing)
 	if err != nil {
 		closeBody()
 		return nil, err
 	}
 
 	retry := req.Clone(ctx)
-	retry.Header.Set(HeaderSignature, res.Header)
+	retry.Header.Set(res.HeaderName, res.Header)
 	retry.Body, retry.GetBody, retry.ContentLength = req.Body, nil, first.ContentLength
 	if again != nil {
 		retry.Body, retry.GetBody = body, again
@@ -213,8 +232,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &SendError{Result: res, Err: err}
 	}
 	res.StatusCode = paid.StatusCode
-	if h := paid.Header.Get(HeaderResponse); h != "" {
-		res.Settlement, res.SettlementErr = readSettlement(h)
+	switch res.Protocol {
+	case ProtocolX402:
+		if h := paid.Header.Get(HeaderResponse); h != "" {
+			res.Settlement, res.SettlementErr = readSettlement(h)
+		}
+	case ProtocolMPP:
+		if h := paid.Header.Get(HeaderReceipt); h != "" {
+			res.Settlement, res.SettlementErr = readReceipt(h)
+		}
 	}
 	withResult(paid, req, res)
 	if log.Enabled(ctx, slog.LevelInfo) {
@@ -224,10 +250,43 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return paid, nil
 }
 
+// allBad is the first offer's decline when no offer can be read at all.
+func allBad(offers []offer) *gate.Decline {
+	for _, o := range offers {
+		if o.bad == nil {
+			return nil
+		}
+	}
+	return offers[0].bad
+}
+
+// choose picks the offer to pay and its pairing: the first offer, in the
+// order offersOf gives (x402 before MPP), with a pairing the signer's
+// account can pay. When none has one, the decline is the first offer's. It
+// fetches and signs nothing, so falling back from one protocol to the other
+// costs no signature.
+func (t *Transport) choose(offers []offer) (offer, string, *gate.Decline) {
+	g, account := t.gate(), t.Signer.Account()
+	var first *gate.Decline
+	for _, o := range offers {
+		d := o.bad
+		if d == nil {
+			var pairing string
+			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1); d == nil {
+				return o, pairing, nil
+			}
+		}
+		if first == nil {
+			first = d
+		}
+	}
+	return offer{}, "", first
+}
+
 // SendError is a payment that was signed but whose sending failed (the
 // connection broke, the context ended). The seller may have received it:
-// to retry, send Result.Header again in PAYMENT-SIGNATURE rather than
-// signing a new payment, and keep Result.ATR with Result.H.
+// to retry, send Result.Header again in the header Result.HeaderName names
+// rather than signing a new payment, and keep Result.ATR with Result.H.
 type SendError struct {
 	Result *Result
 	Err    error
@@ -236,15 +295,11 @@ type SendError struct {
 func (e *SendError) Error() string { return "pay: sending the payment: " + e.Err.Error() }
 func (e *SendError) Unwrap() error { return e.Err }
 
-// pay runs the gate on doc and returns the signed payment, or an error
-// wrapping the decline.
-func (t *Transport) pay(ctx context.Context, req *http.Request, doc *jsonv.Object) (*Result, error) {
+// pay runs the gate on the chosen offer with pairing and returns the signed
+// payment, or an error wrapping the decline.
+func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing string) (*Result, error) {
 	g := t.gate()
-	pairing, d := pickPairing(g, doc, t.Signer.Account())
-	if d != nil {
-		return nil, t.declined(req, d)
-	}
-	a := &attempt{t: t, req: req}
+	a := &attempt{t: t, req: req, protocol: o.protocol}
 	if g.Policy != nil {
 		a.policies = append(a.policies, g.Policy)
 	}
@@ -253,7 +308,7 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, doc *jsonv.Objec
 	}
 	gc := *g
 	gc.Policy = a
-	tx, err := gc.Transact(ctx, doc, pairing, t.Signer, nil)
+	tx, err := gc.Transact(ctx, o.doc, pairing, t.Signer, nil)
 	if err != nil {
 		var d *gate.Decline
 		if !errors.As(err, &d) {
@@ -275,8 +330,20 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, doc *jsonv.Objec
 		return nil, t.declined(req, refuse(DetailNotChecked))
 	}
 	res := &Result{
-		URL: req.URL.String(), origin: origin(req.URL), Pairing: pairing, Summary: a.summary,
-		ATR: tx.Bytes, H: tx.H, Signed: tx.Signed, Header: x402.EncodeHeader(tx.Signed), PaymentID: paymentID(tx.Signed),
+		URL: req.URL.String(), origin: origin(req.URL), Protocol: o.protocol, Pairing: pairing, Summary: a.summary,
+		ATR: tx.Bytes, H: tx.H, Signed: tx.Signed,
+	}
+	switch o.protocol {
+	case ProtocolX402:
+		res.HeaderName, res.Header, res.PaymentID = HeaderSignature, x402.EncodeHeader(tx.Signed), paymentID(tx.Signed)
+	case ProtocolMPP:
+		cred, ok := jsonv.AsObject(tx.Signed)
+		if !ok || cred == nil {
+			// No MPP pairing completes with anything but a credential
+			// object. Something was signed: its reservation stays.
+			return nil, fmt.Errorf("pay: the %s payment is no credential", pairing)
+		}
+		res.HeaderName, res.Header = mpp.Header(cred)
 	}
 	if f := t.Hooks.AfterSign; f != nil {
 		f(ctx, req, res)
@@ -300,6 +367,7 @@ func (t *Transport) declined(req *http.Request, d *gate.Decline) error {
 type attempt struct {
 	t        *Transport
 	req      *http.Request
+	protocol string
 	policies []gate.Policy
 
 	ps      gate.PaymentSummary
@@ -311,6 +379,9 @@ type attempt struct {
 func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	if a.allowed {
 		return refuse(DetailNotChecked) // one payment per attempt; the gate asks once
+	}
+	if a.protocol == ProtocolMPP && a.req.Header.Get(credentialHeader(ps.Chosen)) != "" {
+		return refuse(DetailCredentialHeaderTaken)
 	}
 	s, err := Summarize(ps)
 	if err != nil {

@@ -1,6 +1,6 @@
 package main
 
-// termsgate pay: curl for x402 resources, paying through the gate.
+// termsgate pay: curl for x402 and MPP resources, paying through the gate.
 
 import (
 	"context"
@@ -23,22 +23,28 @@ import (
 )
 
 func init() {
-	commands["pay"] = command{"request a URL, paying its x402 402 through the gate", runPay}
+	commands["pay"] = command{"request a URL, paying its x402 or MPP 402 through the gate", runPay}
 }
 
 const payUsage = `pay (--key-file FILE|--dev-key) --max-amount N [flags] URL
 
 Requests URL (GET, or -X POST -d DATA). When the seller answers 402 with an
-x402 v2 PAYMENT-REQUIRED, the gate fetches its terms (the ATR), checks their
-SHA-256 against the advertised hash, checks the spend limits, signs once and
-sends the request again with the payment. The response body goes to standard
-output, the payment summary to standard error.
+x402 v2 PAYMENT-REQUIRED or an MPP WWW-Authenticate: Payment challenge, the
+gate fetches its terms (the ATR), checks their SHA-256 against the
+advertised hash, checks the spend limits, signs once and sends the request
+again with the payment (PAYMENT-SIGNATURE, or Authorization: Payment). A
+402 offering both is paid by x402 when it offers the signer's network. The
+response body goes to standard output, the payment summary to standard
+error.
 
 --network picks the signer's account, and so which of the seller's options is
-paid (default eip155:84532, Base Sepolia). --max-amount is the most one
-payment may move, in atomic units of the asset the seller asks for on that
-network (6 decimals for USDC: 10000 is 0.01 USDC); it is required unless
---dry-run, which shows what would be signed and signs nothing.
+paid: eip155:84532 (Base Sepolia, the default) for x402 and MPP EVM
+sellers, eip155:42431 (Tempo Moderato, where an MPP Tempo charge pays when
+its challenge names no chain) for MPP Tempo sellers. --max-amount is the
+most one payment may move, in atomic units of the asset the seller asks for
+on that network (6 decimals for USDC and pathUSD: 10000 is 0.01); it is
+required unless --dry-run, which shows what would be signed and signs
+nothing.
 
 Exit status: 0 paid (or nothing to pay) and a 2xx answer; 1 the gate
 declined (the decline JSON on standard output, nothing signed); 2 usage;
@@ -232,7 +238,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if errors.As(err, &se) {
 			// Signed, maybe delivered: never sign again; present this one.
 			fmt.Fprintf(stderr, "termsgate: signed %s\n", se.Result.Summary)
-			fmt.Fprintln(stderr, "termsgate: the seller may have it; to retry, send it again as is with -H 'PAYMENT-SIGNATURE: ...':")
+			fmt.Fprintf(stderr, "termsgate: the seller may have it; to retry, send it again as is with -H '%s: ...':\n", se.Result.HeaderName)
 			fmt.Fprintln(stderr, se.Result.Header)
 		}
 		return exitFailure
@@ -266,12 +272,14 @@ func reportPayment(stderr io.Writer, res *pay.Result, resp *http.Response) {
 		fmt.Fprintf(stderr, "termsgate: payment id %s\n", res.PaymentID)
 	}
 	switch st := res.Settlement; {
+	case st != nil && st.Success && st.Network == "": // an MPP receipt names no chain
+		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s\n", st.Transaction)
 	case st != nil && st.Success:
 		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s on %s\n", st.Transaction, st.Network)
 	case st != nil:
 		fmt.Fprintf(stderr, "termsgate: the seller reports it did not settle: %s\n", st.ErrorReason)
 	case res.SettlementErr != nil:
-		fmt.Fprintf(stderr, "termsgate: the seller's PAYMENT-RESPONSE is unreadable: %v\n", res.SettlementErr)
+		fmt.Fprintf(stderr, "termsgate: the seller's %s is unreadable: %v\n", settlementHeader(res), res.SettlementErr)
 	}
 	switch {
 	case res.StatusCode >= 300 && res.StatusCode <= 399:
@@ -282,4 +290,12 @@ func reportPayment(stderr io.Writer, res *pay.Result, resp *http.Response) {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		fmt.Fprintf(stderr, "termsgate: the seller answered %s\n", resp.Status)
 	}
+}
+
+// settlementHeader names the header a seller reports settlement in.
+func settlementHeader(res *pay.Result) string {
+	if res.Protocol == pay.ProtocolMPP {
+		return pay.HeaderReceipt
+	}
+	return pay.HeaderResponse
 }

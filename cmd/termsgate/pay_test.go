@@ -6,18 +6,22 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/uuid"
 
 	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/mppseller"
 	"github.com/termsgate/termsgate/internal/x402seller"
+	"github.com/termsgate/termsgate/rails/mpp"
 )
 
 // paySeller serves an x402 seller of buyer.json's A on loopback TLS, points
@@ -200,4 +204,102 @@ func TestPayUsage(t *testing.T) {
 	if code, _, errs := runCLI(t, "", "help", "pay"); code != exitOK || !strings.Contains(errs, "--max-amount") {
 		t.Fatalf("help: %d %s", code, errs)
 	}
+}
+
+// mppPaySeller serves the MPP loopback seller (a Tempo pull charge of 1
+// pathUSD on Tempo Moderato, eip155:42431) and points the pay command's
+// client at it, counting the credentials its resource received.
+type mppPaySeller struct {
+	*mppseller.Seller
+	mu    sync.Mutex
+	creds int
+}
+
+func newMPPPaySeller(t *testing.T) *mppPaySeller {
+	t.Helper()
+	s := &mppPaySeller{Seller: mppseller.New([]byte(`{"terms":"1 pathUSD per report"}`), []byte(`{"report":"paid by mpp"}`))}
+	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == s.APIHost && r.Header.Get("Authorization") != "" {
+			s.mu.Lock()
+			s.creds++
+			s.mu.Unlock()
+		}
+		s.ServeHTTP(w, r)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	old := payClient
+	payClient = func(bool) *http.Client { return srv.Client() }
+	t.Cleanup(func() { payClient = old })
+	return s
+}
+
+func (s *mppPaySeller) credentials() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.creds
+}
+
+const tempoModerato = "eip155:42431"
+
+func TestPayAnMPPSeller(t *testing.T) {
+	s := newMPPPaySeller(t)
+	if got := "eip155:" + strconv.Itoa(mpp.TempoChargeDefaultChain); got != tempoModerato {
+		t.Fatalf("the Tempo charge chain is %s", got)
+	}
+	code, out, errs := runCLI(t, "", "pay", "--dev-key", "--network", tempoModerato, "--max-amount", "1000000", s.ResourceURL())
+	if code != exitOK {
+		t.Fatalf("exit %d: %s (seller: %v)", code, errs, s.LastRejection())
+	}
+	if out != `{"report":"paid by mpp"}` {
+		t.Fatalf("stdout %q", out)
+	}
+	t.Logf("stderr:\n%s", errs)
+	for _, want := range []string{
+		"signed 1000000 atomic units of token 0x20c0000000000000000000000000000000000000 on eip155:42431 from 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 to " +
+			common.HexToAddress(s.Recipient).Hex(),
+		"terms " + s.Hash().String() + " (mpp/charge/tempo/memo)",
+		"the seller reports it settled: transaction 0x",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if s.Paid.Load() != 1 || s.ATRFetches.Load() != 1 || s.credentials() != 1 || s.Payer() != "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" {
+		t.Fatalf("paid %d, fetched %d, %d credentials, payer %s", s.Paid.Load(), s.ATRFetches.Load(), s.credentials(), s.Payer())
+	}
+}
+
+func TestPayMPPDeclines(t *testing.T) {
+	t.Run("above the maximum", func(t *testing.T) {
+		s := newMPPPaySeller(t)
+		code, out, errs := runCLI(t, "", "pay", "--dev-key", "--network", tempoModerato, "--max-amount", "999999", s.ResourceURL())
+		if code != exitDeclined || !strings.Contains(out, `"policy/amount-above-maximum"`) || s.credentials() != 0 {
+			t.Fatalf("exit %d stdout %s: %s", code, out, errs)
+		}
+	})
+	t.Run("the default network has no challenge", func(t *testing.T) {
+		s := newMPPPaySeller(t)
+		code, out, errs := runCLI(t, "", "pay", "--dev-key", "--max-amount", "1000000", s.ResourceURL())
+		if code != exitDeclined || !strings.Contains(out, `"mpp/no-payable-option"`) || s.ATRFetches.Load() != 0 {
+			t.Fatalf("exit %d stdout %s: %s", code, out, errs)
+		}
+	})
+	t.Run("a lying seller", func(t *testing.T) {
+		s := newMPPPaySeller(t)
+		s.Lie([]byte(`{"terms":"other"}`))
+		code, out, errs := runCLI(t, "", "pay", "--dev-key", "--network", tempoModerato, "--max-amount", "1000000", s.ResourceURL())
+		if code != exitDeclined || !strings.Contains(out, `"hash-mismatch"`) || s.credentials() != 0 {
+			t.Fatalf("exit %d stdout %s: %s", code, out, errs)
+		}
+	})
+	t.Run("dry run", func(t *testing.T) {
+		s := newMPPPaySeller(t)
+		code, out, errs := runCLI(t, "", "pay", "--dev-key", "--network", tempoModerato, "--dry-run", s.ResourceURL())
+		if code != exitOK || out != "" || !strings.Contains(errs, "granting 1000000 atomic units of token 0x20c0") || s.credentials() != 0 {
+			t.Fatalf("exit %d stdout %q: %s", code, out, errs)
+		}
+	})
 }
