@@ -188,9 +188,12 @@ func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	header := r.Header.Get("Authorization")
-	if header == "" {
-		header = r.Header.Get(mpp.PaymentAuthorization)
+	// A credential is the Payment scheme, in Payment-Authorization or in
+	// Authorization; another scheme in Authorization (a caller's Bearer
+	// token) is not one.
+	header := r.Header.Get(mpp.PaymentAuthorization)
+	if a := r.Header.Get("Authorization"); header == "" && len(a) >= 8 && strings.EqualFold(a[:8], "payment ") {
+		header = a
 	}
 	if header == "" {
 		s.Unpaid.Add(1)
