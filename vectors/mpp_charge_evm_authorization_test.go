@@ -4,9 +4,11 @@ package vectors_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/internal/jsonv"
@@ -15,11 +17,6 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/signer"
 )
-
-// settlementSkip is why the rows' settlement references are not run: they
-// are what a seller or verifier records to read the chain later, and the
-// buyer gate reads no chain state (as x402-exact's V6).
-const settlementSkip = "the settlement reference and status are the seller's or a verifier's step; termsgate's buyer gate reads no chain state (no issue covers it yet)"
 
 func TestMPPChargeEVMAuthorization(t *testing.T) {
 	f := load(t, "mpp-charge-evm-authorization.json")
@@ -94,7 +91,34 @@ func TestMPPChargeEVMAuthorization(t *testing.T) {
 		if name != "Authorization" || err != nil || jsonv.String(back) != jsonv.String(cred) {
 			t.Fatalf("header %s %q (%v)", name, value, err)
 		}
-		t.Run("reference", func(t *testing.T) { t.Skip(settlementSkip) })
+		t.Run("reference", func(t *testing.T) {
+			ref, err := p.Reference(cred)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The read keys name the challenge's currency as written, the
+			// AuthorizationUsed log with the signed nonce in topic 2, and the
+			// Transfer whose from, to and value hash to the transfer digest.
+			request, _ := jsonv.Parse([]byte(fx.RE))
+			currency := str(t, request, "currency")
+			used, nonce := str(t, v, "expectAuthorizationUsedTopic"), str(t, v, "expectNonce")
+			transfer := "0x" + hexOf(crypto.Keccak256([]byte("Transfer(address,address,uint256)")))
+			want := jsonv.Obj(
+				"network", "eip155:84532",
+				"settleBy", str(t, v, "expectValidBefore"),
+				"bindingLog", jsonv.Obj("address", currency, "topic0", used, "index", 2, "value", nonce),
+				"transferLog", jsonv.Obj("address", currency, "topic0", transfer, "identity", "from,to,value", "digest", str(t, v, "expectTransferDigest")),
+				"search", jsonv.Obj("address", currency, "topics", []jsonv.Value{used, nil, nonce}),
+			)
+			if got := jsonv.String(ref); got != jsonv.String(want) {
+				t.Fatalf("reference\n got %s\nwant %s", got, jsonv.String(want))
+			}
+			d := sha256.Sum256(append(append(common.HexToAddress(str(t, fixed, "payer")).Bytes(),
+				common.HexToAddress(str(t, request, "recipient")).Bytes()...), common.LeftPadBytes(mustBig(t, str(t, request, "amount")).Bytes(), 32)...))
+			if "0x"+hexOf(d[:]) != str(t, v, "expectTransferDigest") {
+				t.Fatal("the transfer digest is not SHA-256(from ‖ to ‖ value)")
+			}
+		})
 	})
 
 	mppBuyerRows(t, f, str(t, fixed, "payerKey"))

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,9 +16,28 @@ import (
 
 	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/tempo"
 )
+
+// memoRefFor is the memo charges' reference as the MV7 row and the reference
+// it was computed with spell it: the currency's TransferWithMemo carrying
+// the memo in topic 3, the same log identified by the digest of its to and
+// value, and the filter that finds it; settleBy "" when none.
+func memoRefFor(t testing.TB, mv7, fixed *jsonv.Object, settleBy string) *jsonv.Object {
+	t.Helper()
+	pathUSD, memo := str(t, fixed, "pathUSD"), str(t, mv7, "expectMemo")
+	topic := "0x" + hexOf(crypto.Keccak256([]byte(str(t, mv7, "topicSignature"))))
+	ref := jsonv.Obj("network", "eip155:42431")
+	if settleBy != "" {
+		ref.Set("settleBy", settleBy)
+	}
+	ref.Set("bindingLog", jsonv.Obj("address", pathUSD, "topic0", topic, "index", 3, "value", memo))
+	ref.Set("transferLog", jsonv.Obj("address", pathUSD, "topic0", topic, "identity", "to,value", "digest", str(t, mv7, "expectReferenceDigest")))
+	ref.Set("search", jsonv.Obj("address", pathUSD, "topics", []jsonv.Value{topic, nil, nil, memo}))
+	return ref
+}
 
 // tempoWireT is MV7's wire T: 0x76 ‖ rlp([42431, 1, 2, 100000, [[pathUSD, 0,
 // calldata]], [], 0, 0, 1790000060, "", pathUSD, "", [], 0x11 × 65]).
@@ -113,10 +133,42 @@ func TestMPPChargeTempoMemo(t *testing.T) {
 		if h, err := p.Bound(done.Signed); err != nil || h != fx.H.String() {
 			t.Fatalf("bound %s (%v)", h, err)
 		}
-		t.Run("reference", func(t *testing.T) { t.Skip(settlementSkip) })
+		t.Run("reference", func(t *testing.T) {
+			ref, err := p.Reference(done.Signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := jsonv.String(ref), jsonv.String(memoRefFor(t, v, fixed, strconv.FormatInt(fx.expiresUnix, 10))); got != want {
+				t.Fatalf("reference\n got %s\nwant %s", got, want)
+			}
+		})
 	})
 
-	t.Run("MV8", func(t *testing.T) { t.Skip(settlementSkip) })
+	t.Run("MV8", func(t *testing.T) {
+		v := obj(t, f, "MV8")
+		ref, err := p.Reference(get(t, b6, "input", "presented"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref.Set("transaction", "0x"+strings.Repeat("33", 32))
+		pathUSD, recipient := str(t, fixed, "pathUSD"), str(t, fixed, "recipient")
+		transfer := "0x" + hexOf(crypto.Keccak256([]byte("Transfer(address,address,uint256)")))
+		memoTopic := "0x" + hexOf(crypto.Keccak256([]byte(str(t, f, "MV7", "topicSignature"))))
+		amount := wordOf(1000000)
+		logs := func(emitter string) []jsonv.Value {
+			return []jsonv.Value{
+				logOf(pathUSD, amount, transfer, topicOf(payer), topicOf(recipient)),
+				logOf(emitter, amount, memoTopic, topicOf(payer), topicOf(recipient), str(t, f, "MV7", "expectMemo")),
+			}
+		}
+		status := func(l []jsonv.Value) evm.Status {
+			return p.Status(ref, readerFor("eip155:42431", receiptOf("100", l...)))
+		}
+		wantStatus(t, status(logs(pathUSD)), get(t, v, "expectSettled"), "settled")
+		wantStatus(t, status(logs("0x0000000000000000000000000000000000000001")), get(t, v, "expectOtherEmitter"), "other emitter")
+		blocked := []jsonv.Value{logOf(pathUSD, amount, transfer, topicOf(payer), topicOf(str(t, v, "guard")))}
+		wantStatus(t, status(blocked), get(t, v, "expectBlocked"), "blocked")
+	})
 
 	t.Run("plant", func(t *testing.T) {
 		v := obj(t, f, "plant")

@@ -73,8 +73,46 @@ func TestMPPChargeTempoPush(t *testing.T) {
 		}
 		_, err = p.Bound(bare.Signed)
 		wantRefusal(t, err, mpp.CodeCredentialMalformed)
-		t.Run("reference", func(t *testing.T) { t.Skip(settlementSkip) })
-		t.Run("receipt reads", func(t *testing.T) { t.Skip(settlementSkip) })
+		t.Run("reference", func(t *testing.T) {
+			ref, err := p.Reference(done.Signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A landed push has no settleBy; its memo and digest are MV7's.
+			mv7 := obj(t, load(t, "mpp-charge-tempo-memo.json"), "MV7")
+			if str(t, v, "expectReferenceDigest") != str(t, mv7, "expectReferenceDigest") {
+				t.Fatal("MV13's reference digest is not MV7's")
+			}
+			if got, want := jsonv.String(ref), jsonv.String(memoRefFor(t, mv7, fixed, "")); got != want {
+				t.Fatalf("reference\n got %s\nwant %s", got, want)
+			}
+		})
+		t.Run("receipt reads", func(t *testing.T) {
+			// The seller completes the credential it was sent from the
+			// pushed transaction's receipt: B6's credential, byte for byte.
+			receipt := obj(t, v, "receipt")
+			network := "eip155:42431"
+			landed, err := p.Landed(bare.Signed, readerFor(network, receipt))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := jsonv.String(landed), jsonv.String(get(t, b6, "input", "presented")); got != want {
+				t.Fatalf("landed\n got %s\nwant %s", got, want)
+			}
+			if h, err := p.Bound(landed); err != nil || h != fx.H.String() {
+				t.Fatalf("bound %s (%v)", h, err)
+			}
+			_, err = p.Landed(bare.Signed, readerFor(network, nil))
+			wantRefusal(t, err, str(t, v, "expectNotFound", "code"))
+			reverted := receipt.Clone()
+			reverted.Set("status", jsonv.Number(0))
+			_, err = p.Landed(bare.Signed, readerFor(network, reverted))
+			wantRefusal(t, err, str(t, v, "expectReverted", "code"))
+			_, err = p.Landed(bare.Signed, readerFor(network, "reader-error"))
+			wantRefusal(t, err, tempo.CodeUnreadable)
+			_, err = p.Landed(bare.Signed, readerFor("eip155:1", receipt))
+			wantRefusal(t, err, tempo.CodeUnreadable)
+		})
 	})
 
 	t.Run("plant", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,7 +145,9 @@ func TestMPPSessionTempo(t *testing.T) {
 		if got := str(t, cred, "payload", "channelId"); got != str(t, f, "TS3", "expectChannelId") {
 			t.Fatalf("channel id %s", got)
 		}
-		t.Run("closeRef", func(t *testing.T) { t.Skip(settlementSkip) })
+		t.Run("closeRef", func(t *testing.T) {
+			closeRefRow(t, p, fx.challenge("tempo", "session", str(t, fixed, "requestV2")), obj(t, f, "TS3"), str(t, f, "constants", "CHANNEL_CLOSED_V2"))
+		})
 	})
 
 	t.Run("TS4", func(t *testing.T) {
@@ -188,10 +191,57 @@ func TestMPPSessionTempo(t *testing.T) {
 		if h, err := p.Bound(credV1); err != nil || h != fx.H.String() {
 			t.Fatalf("v1 bound %s (%v)", h, err)
 		}
-		t.Run("closeRef", func(t *testing.T) { t.Skip(settlementSkip) })
+		t.Run("closeRef", func(t *testing.T) {
+			closeRefRow(t, p, fx.challenge("tempo", "session", str(t, fixed, "requestV1")), v, str(t, f, "constants", "CHANNEL_CLOSED_V1"))
+		})
 	})
 
-	t.Run("TS6", func(t *testing.T) { t.Skip(settlementSkip) })
+	t.Run("TS6", func(t *testing.T) {
+		v := obj(t, f, "TS6")
+		h2 := str(t, fixed, "H2")
+		pathUSD, recipient, deposit := str(t, fixed, "pathUSD"), str(t, fixed, "recipient"), str(t, fixed, "deposit")
+		depositWord := "0x" + hexOf(common.LeftPadBytes(mustBig(t, deposit).Bytes(), 32))
+		topicOfEvent := func(k string) string { return "0x" + hexOf(crypto.Keccak256([]byte(str(t, f, "constants", k)))) }
+		// The opening's reference names the escrow's ChannelOpened; the
+		// status reads it from the receipt of the transaction that opened.
+		refOf := func(t *testing.T, cred *jsonv.Object, version, escrow, channel string) *jsonv.Object {
+			t.Helper()
+			ref, err := p.Reference(cred)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := jsonv.Obj("network", "eip155:42431", "settleBy", strconv.FormatInt(fx.expiresUnix, 10),
+				"search", jsonv.Obj("address", escrow, "topics", []jsonv.Value{topicOfEvent("CHANNEL_OPENED_" + strings.ToUpper(version)), channel}),
+				"opened", jsonv.Obj("address", escrow, "version", version, "channel", channel, "h", fx.H.String(), "chainId", 42431))
+			if got := jsonv.String(ref); got != jsonv.String(want) {
+				t.Fatalf("%s reference\n got %s\nwant %s", version, got, jsonv.String(want))
+			}
+			ref.Set("transaction", "0x"+strings.Repeat("77", 32))
+			return ref
+		}
+		status := func(ref *jsonv.Object, l *jsonv.Object) evm.Status {
+			return p.Status(ref, readerFor("eip155:42431", receiptOf("100", l)))
+		}
+		channel := str(t, f, "TS3", "expectChannelId")
+		ref := refOf(t, cred, "v2", str(t, fixed, "escrowV2"), channel)
+		openedV2 := func(address, salt string) *jsonv.Object {
+			data := "0x" + strings.Repeat("0", 64) + topicOf(pathUSD)[2:] + strings.Repeat("0", 64) + salt[2:] +
+				str(t, f, "TS2", "expectNonceHash")[2:] + depositWord[2:]
+			return logOf(address, data, topicOfEvent("CHANNEL_OPENED_V2"), channel, topicOf(payer), topicOf(recipient))
+		}
+		wantStatus(t, status(ref, openedV2(str(t, fixed, "escrowV2"), fx.H.String())), get(t, v, "expectSettled"), "v2")
+		wantStatus(t, status(ref, openedV2(str(t, fixed, "escrowV2"), h2)), get(t, v, "expectNotFound"), "v2 salt H2")
+		wantStatus(t, status(ref, openedV2("0x20c0000000000000000000000000000000000001", fx.H.String())), get(t, v, "expectNotFound"), "v2 other emitter")
+
+		_, _, _, credV1 := steps(t, v1)
+		channelV1 := str(t, f, "TS5", "expectChannelId")
+		refV1 := refOf(t, credV1, "v1", str(t, fixed, "escrowV1"), channelV1)
+		openedV1 := logOf(str(t, fixed, "escrowV1"), "0x"+topicOf(pathUSD)[2:]+strings.Repeat("0", 64)+depositWord[2:],
+			topicOfEvent("CHANNEL_OPENED_V1"), channelV1, topicOf(payer), topicOf(recipient))
+		wantStatus(t, status(refV1, openedV1), get(t, v, "expectSettled"), "v1")
+		obj(t, refV1, "opened").Set("h", h2)
+		wantStatus(t, status(refV1, openedV1), get(t, v, "expectNotFound"), "v1 under H2")
+	})
 
 	t.Run("L1", func(t *testing.T) {
 		v := obj(t, f, "L1")
@@ -284,6 +334,33 @@ func TestMPPSessionTempo(t *testing.T) {
 
 // SessionIDForTest is the session pairing's id.
 const SessionIDForTest = tempo.SessionID
+
+// closeRefRow checks a row's expectCloseRef: the close of the row's channel
+// under the issued challenge, byte for byte, under the escrow's
+// ChannelClosed of the version.
+func closeRefRow(t *testing.T, p tempo.Session, issued *jsonv.Object, row *jsonv.Object, closedSignature string) {
+	t.Helper()
+	ref, err := p.CloseRef(issued, str(t, row, "expectChannelId"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := obj(t, row, "expectCloseRef")
+	if got := jsonv.String(ref); got != jsonv.String(want) {
+		t.Fatalf("close ref\n got %s\nwant %s", got, jsonv.String(want))
+	}
+	if topic := "0x" + hexOf(crypto.Keccak256([]byte(closedSignature))); str(t, want, "bindingLog", "topic0") != topic {
+		t.Fatalf("the close ref's topic is not %s", closedSignature)
+	}
+}
+
+func mustBig(t testing.TB, s string) *big.Int {
+	t.Helper()
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		t.Fatalf("not a decimal: %q", s)
+	}
+	return n
+}
 
 func ptr[T any](v T) *T { return &v }
 

@@ -6,12 +6,15 @@ package vectors_test
 import (
 	"context"
 	"crypto/sha256"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/signer"
@@ -87,7 +90,44 @@ func TestMPPSubscriptionTempo(t *testing.T) {
 		}
 	})
 
-	t.Run("SUB3", func(t *testing.T) { t.Skip(settlementSkip) })
+	// The keychain and its events, as mpp-session-tempo.json's constants
+	// name them.
+	constants := obj(t, load(t, "mpp-session-tempo.json"), "constants")
+	keychain := str(t, constants, "expectAccountKeychain")
+	witnessTopic := "0x" + hexOf(crypto.Keccak256([]byte(str(t, constants, "KEY_AUTHORIZATION_WITNESS"))))
+	transferTopic := "0x" + hexOf(crypto.Keccak256([]byte("Transfer(address,address,uint256)")))
+
+	t.Run("SUB3", func(t *testing.T) {
+		ref, err := p.Reference(presented)
+		if err != nil {
+			t.Fatal(err)
+		}
+		request, _ := jsonv.Parse([]byte(str(t, fixed, "request")))
+		currency, recipient := str(t, request, "currency"), str(t, request, "recipient")
+		to := sha256.Sum256(common.HexToAddress(recipient).Bytes())
+		h := fx.H.String()
+		want := jsonv.Obj(
+			"network", "eip155:42431",
+			"bindingLog", jsonv.Obj("address", keychain, "topic0", witnessTopic, "index", 2, "value", h),
+			"transferLog", jsonv.Obj("address", currency, "topic0", transferTopic, "identity", "to,value", "digest", str(t, f, "SUB3", "expectTransferDigest")),
+			"search", jsonv.Obj("address", keychain, "topics", []jsonv.Value{witnessTopic, nil, h}),
+			"accessKey", jsonv.Obj("keyId", strings.ToLower(str(t, fixed, "accessKey")), "token", currency, "to", "0x"+hexOf(to[:])),
+		)
+		if got := jsonv.String(ref); got != jsonv.String(want) {
+			t.Fatalf("reference\n got %s\nwant %s", got, jsonv.String(want))
+		}
+		// The subscription ends when the keychain revokes its access key.
+		closed, err := p.CloseRef(fx.challenge("tempo", "subscription", str(t, fixed, "request")), str(t, f, "SUB2", "expectRefChannel"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		revoked := "0x" + hexOf(crypto.Keccak256([]byte(str(t, constants, "KEY_REVOKED"))))
+		wantClose := jsonv.Obj("network", "eip155:42431",
+			"bindingLog", jsonv.Obj("address", keychain, "topic0", revoked, "index", 2, "value", topicOf(str(t, fixed, "accessKey"))))
+		if got := jsonv.String(closed); got != jsonv.String(wantClose) {
+			t.Fatalf("close ref\n got %s\nwant %s", got, jsonv.String(wantClose))
+		}
+	})
 
 	t.Run("L2", func(t *testing.T) {
 		v := obj(t, f, "L2")
@@ -112,7 +152,30 @@ func TestMPPSubscriptionTempo(t *testing.T) {
 		if topic := get(t, witnessLog, "topics").([]jsonv.Value)[2]; topic != "0x"+hexOf(k.Witness) {
 			t.Fatalf("KeyAuthorizationWitness names %v", topic)
 		}
-		t.Run("settlement", func(t *testing.T) { t.Skip(settlementSkip) })
+		t.Run("settlement", func(t *testing.T) {
+			receipt := obj(t, v, "receipt")
+			block := blockOf(t, str(t, receipt, "blockNumber"))
+			reader := &fixtureReader{network: "eip155:42431", receipt: receipt, finalized: block, safe: block}
+			// The transaction the receipt was read for (the file's about).
+			tx := "0x6c1cdc57bf5a4a98961b7897cac3212636eea551540ab3b32038c45f9d3d8d1c"
+			witness, err := p.Recover(jsonv.Obj("network", "eip155:42431", "transaction", tx), reader)
+			if err != nil || witness != "0x"+hexOf(k.Witness) {
+				t.Fatalf("recovered %s (%v)", witness, err)
+			}
+			digest, err := evm.TransferDigest(evm.TransferFields{To: str(t, v, "transferTo"), Value: mustBig(t, str(t, v, "transferValue"))})
+			if err != nil || "0x"+hexOf(digest[:]) != str(t, v, "expectTransferDigest") {
+				t.Fatalf("transfer digest %x (%v)", digest, err)
+			}
+			ref := jsonv.Obj("network", "eip155:42431", "transaction", tx,
+				"bindingLog", jsonv.Obj("address", keychain, "topic0", witnessTopic, "index", 2, "value", witness),
+				"transferLog", jsonv.Obj("address", str(t, fixed, "pathUSD"), "topic0", transferTopic, "identity", "to,value", "digest", "0x"+hexOf(digest[:])))
+			s := p.Status(ref, reader)
+			// The row pins the state and the finality; the block is the receipt's.
+			want := obj(t, v, "expectSettled")
+			if s.State != str(t, want, "state") || s.Finality != str(t, want, "finality") || s.BlockNumber != block {
+				t.Fatalf("status %s", jsonv.String(s.JSON()))
+			}
+		})
 	})
 
 	t.Run("plant2", func(t *testing.T) {

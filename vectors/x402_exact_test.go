@@ -5,6 +5,7 @@ package vectors_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -201,11 +202,33 @@ func TestX402ExactEIP3009(t *testing.T) {
 		wantRefusal(t, err, str(t, v, "readMalformed", "expect", "code"))
 	})
 
+	// v6Reader is V6's reader over one row's receipt.
+	v6Reader := func(t *testing.T, receipt jsonv.Value) *fixtureReader {
+		rd := obj(t, f, "V6", "reader")
+		return &fixtureReader{network: str(t, rd, "network"), receipt: receipt,
+			finalized: blockOf(t, str(t, rd, "finalized")), safe: blockOf(t, str(t, rd, "safe"))}
+	}
 	t.Run("V6", func(t *testing.T) {
-		t.Skip("reading settlement from a chain receipt is the seller's or a verifier's step; termsgate's buyer gate reads no chain state (no issue covers it yet)")
+		v := obj(t, f, "V6")
+		ref := obj(t, v, "ref")
+		for i, c := range get(t, v, "status").([]jsonv.Value) {
+			wantStatus(t, p.Status(ref, v6Reader(t, get(t, c, "receipt"))), get(t, c, "expect"), fmt.Sprintf("status %d", i))
+		}
+		tx := jsonv.Obj("network", str(t, ref, "network"), "asset", str(t, ref, "asset"), "transaction", str(t, ref, "transaction"))
+		for i, c := range get(t, v, "recover").([]jsonv.Value) {
+			h, err := p.Recover(tx, v6Reader(t, get(t, c, "receipt")))
+			if want, ok := get(t, c, "expect").(string); ok {
+				if err != nil || h != want {
+					t.Fatalf("recover %d: %s (%v)", i, h, err)
+				}
+				continue
+			}
+			wantRefusal(t, err, str(t, c, "expect", "code"))
+		}
 	})
 	t.Run("plant", func(t *testing.T) {
-		t.Skip("a planted AuthorizationUsed log is V6's settlement reader, not in the buyer gate (no issue covers it yet)")
+		v := obj(t, f, "plant")
+		wantStatus(t, p.Status(obj(t, f, "V6", "ref"), v6Reader(t, get(t, v, "receipt"))), get(t, v, "expect"), "plant")
 	})
 
 	t.Run("MX", func(t *testing.T) {

@@ -46,14 +46,31 @@ func IsChallengeShape(v jsonv.Value) (*jsonv.Object, bool) {
 // an LCP key), methodDetails an object when present (mpp/request-malformed),
 // then the method's own check, which names the pairings offered.
 func CheckChallenge(v jsonv.Value, placed bool) (*Checked, error) {
+	c, err := readChallenge(v, placed, func(intentMethod string) bool {
+		_, ok := methodChecks[intentMethod]
+		return ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	pairings, err := methodChecks[c.Intent+"/"+c.Method](c.Request, c.Details)
+	if err != nil {
+		return nil, err
+	}
+	c.Pairings = pairings
+	return c, nil
+}
+
+// readChallenge is checkChallenge up to the method's own check, for the
+// intents and methods served names (others are mpp/not-this-pairing).
+func readChallenge(v jsonv.Value, placed bool, served func(intentMethod string) bool) (*Checked, error) {
 	c, ok := IsChallengeShape(v)
 	if !ok {
 		return nil, refuse(CodeChallengeMalformed)
 	}
 	intent, _ := c.GetString("intent")
 	method, _ := c.GetString("method")
-	check, ok := methodChecks[intent+"/"+method]
-	if !ok {
+	if !served(intent + "/" + method) {
 		return nil, refuse(CodeNotThisPairing)
 	}
 	expiresText, has := c.GetString("expires")
@@ -85,14 +102,7 @@ func CheckChallenge(v jsonv.Value, placed bool) (*Checked, error) {
 			return nil, refuse(CodeRequestMalformed)
 		}
 	}
-	pairings, err := check(request, details)
-	if err != nil {
-		return nil, err
-	}
-	return &Checked{
-		Challenge: c, Intent: intent, Method: method,
-		Request: request, Details: details, Expires: expires, Pairings: pairings,
-	}, nil
+	return &Checked{Challenge: c, Intent: intent, Method: method, Request: request, Details: details, Expires: expires}, nil
 }
 
 // Offers reports whether checked names pairing.

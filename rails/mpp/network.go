@@ -16,10 +16,22 @@ const (
 
 // Network is the CAIP-2 network a challenge pays on (checked as placed), as
 // its method defines it, with the method's default chain. A method whose
-// challenge names no network is mpp/network-unnamed.
+// challenge names no network is mpp/network-unnamed. For the rails
+// termsgate builds no pairing for, only the network member is read
+// (network_rails.go).
 func Network(v jsonv.Value) (string, error) {
-	c, err := CheckChallenge(v, true)
+	c, err := readChallenge(v, true, func(intentMethod string) bool {
+		_, served := methodChecks[intentMethod]
+		_, named := railNetworks[intentMethod]
+		return served || named
+	})
 	if err != nil {
+		return "", err
+	}
+	if read, ok := railNetworks[c.Intent+"/"+c.Method]; ok {
+		return read(c.Details)
+	}
+	if c, err = CheckChallenge(v, true); err != nil {
 		return "", err
 	}
 	switch c.Intent + "/" + c.Method {
