@@ -1,6 +1,6 @@
 package vectors_test
 
-// mpp-charge-evm-authorization.json: MV5 and the buyer rows B2 and B6.
+// mpp-charge-evm-authorization.json: MV5, pattern and the buyer rows B2 and B6.
 
 import (
 	"context"
@@ -27,6 +27,14 @@ func TestMPPChargeEVMAuthorization(t *testing.T) {
 	now, _ := jsonv.AsSafeInt(get(t, fixed, "now"))
 	choice := jsonv.Obj("challenge", placed, "from", str(t, fixed, "payer"), "now", now, "tokenDomain", get(t, fixed, "tokenDomain"))
 	b6 := row(t, get(t, f, "buyer", "rows"), "B6")
+
+	t.Run("pattern", func(t *testing.T) {
+		v := obj(t, f, "pattern")
+		pat := p.Pattern()
+		if pat.Name != str(t, v, "pattern") || pat.PublicProof != get(t, v, "publicProof") {
+			t.Fatalf("pattern %+v", pat)
+		}
+	})
 
 	t.Run("MV5", func(t *testing.T) {
 		v := obj(t, f, "MV5")
