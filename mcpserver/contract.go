@@ -99,6 +99,7 @@ type finishOut struct {
 	Signed  jsonv.Value   `json:"signed,omitempty" desc:"The payment to send to the seller; it carries atrHash."`
 	Landed  jsonv.Value   `json:"landed,omitempty" desc:"What a push payment's signer reported landing; keep it for atr_check, do not send it."`
 	Next    *jsonv.Object `json:"next,omitempty" desc:"The next request of a multi-step payment: sign it, then call atr_finish again with every answer so far as a list."`
+	Mac     string        `json:"mac,omitempty" schema:"mac" desc:"For a payment that opens a channel: this server's seal over pairing and signed. Pass both, unchanged, to atr_channel_open."`
 }
 
 type checkOut struct {
@@ -112,6 +113,7 @@ type transactOut struct {
 	Landed    jsonv.Value `json:"landed,omitempty"`
 	Approve   *approveOut `json:"approve,omitempty" desc:"Nothing was signed: approve this agreement payment, then call again with approved set to it, unchanged."`
 	Agreement *receiptOut `json:"agreement,omitempty" desc:"The receipt of the agreement paid first."`
+	Mac       string      `json:"mac,omitempty" schema:"mac" desc:"For a payment that opens a channel: this server's seal over pairing and signed. Pass both, unchanged, to atr_channel_open."`
 }
 
 type agreeOut struct {

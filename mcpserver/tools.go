@@ -38,6 +38,7 @@ func (s *Server) toolSet() []toolDef {
 			"Re-check that a payment you hold carries the hash of the ATR bytes you kept (put landed back when atr_finish returned it). Returns atrHash, or a signed-not-bound decline.",
 			readOnlyClosed, s.check),
 	}
+	tools = append(tools, s.channelTools()...)
 	if s.signer != nil {
 		tools = append(tools, define[transactArgs, transactOut]("atr_transact", "Confirm and pay with the host's wallet",
 			"Confirms the offer as atr_confirm does and, only when the ATR's hash matched, signs with this server's wallet and finishes. It may instead return approve (an agreement payment: amount in atomic units, asset, payee payTo, network) and sign nothing: approve it as you would any payment, then call again with approved set to it, unchanged. Never call again to re-sign a payment that is settling; present the one you have.",
@@ -47,6 +48,9 @@ func (s *Server) toolSet() []toolDef {
 		tools = append(tools, define[agreeArgs, agreeOut]("atr_agree", "Pay the agreement for chosen",
 			"Pays the agreement payment for chosen's agreement URL (the URL is taken from chosen, never from an argument). Without approved it returns approve and signs nothing; with approved, unchanged, it pays and returns the receipt to pass to atr_confirm. chosen must be exactly as atr_confirm returned it.",
 			pays, s.agree))
+	}
+	if s.signer != nil {
+		tools = append(tools, s.channelWithinTool())
 	}
 	return tools
 }
@@ -118,7 +122,11 @@ func (s *Server) finish(_ context.Context, a *finishArgs) (*jsonv.Object, error)
 	if err != nil {
 		return nil, err
 	}
-	return f.JSON(), nil
+	out := f.JSON()
+	if mac := s.openingMac(a.Pairing, f.Signed); mac != "" {
+		out.Set("mac", mac)
+	}
+	return out, nil
 }
 
 func (s *Server) check(_ context.Context, a *checkArgs) (*jsonv.Object, error) {
@@ -145,7 +153,11 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 	if err != nil {
 		return nil, err
 	}
-	return t.JSON(), nil
+	out := t.JSON()
+	if mac := s.openingMac(a.Pairing, t.Signed); mac != "" && t.Approve == nil {
+		out.Set("mac", mac)
+	}
+	return out, nil
 }
 
 const detailNoAgreementURL = "The chosen payment names no agreement URL."

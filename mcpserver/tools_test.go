@@ -21,8 +21,8 @@ func toolNames(tools []*gosdk.Tool) []string {
 }
 
 var (
-	noSignerTools = []string{"atr_read", "atr_confirm", "atr_finish", "atr_check"}
-	signerTools   = []string{"atr_read", "atr_confirm", "atr_finish", "atr_check", "atr_transact", "atr_agree"}
+	noSignerTools = []string{"atr_read", "atr_confirm", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge"}
+	signerTools   = []string{"atr_read", "atr_confirm", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge", "atr_transact", "atr_agree", "atr_channel_within"}
 )
 
 // TestToolLists: the tools each configuration offers, over the built binary
@@ -44,7 +44,7 @@ func TestToolLists(t *testing.T) {
 		}, signerTools, anvilAccount},
 		{"in process with an agreement signer only", func(t *testing.T) *gosdk.ClientSession {
 			return connectHTTP(t, newServer(t, f, nil, mcpserver.Config{AgreementSigner: newSigner(t, f)}), nil)
-		}, []string{"atr_read", "atr_confirm", "atr_finish", "atr_check", "atr_agree"}, "pays agreement payments (atr_agree) with the account " + anvilAccount},
+		}, []string{"atr_read", "atr_confirm", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge", "atr_agree"}, "pays agreement payments (atr_agree) with the account " + anvilAccount},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func checkAnnotations(t *testing.T, tool *gosdk.Tool) {
 	}
 	is := func(p *bool, want bool) bool { return p != nil && *p == want }
 	switch tool.Name {
-	case "atr_read", "atr_finish", "atr_check":
+	case "atr_read", "atr_finish", "atr_check", "atr_channel_open", "atr_channel_record_charge":
 		if !a.ReadOnlyHint || !is(a.OpenWorldHint, false) {
 			t.Fatalf("%s: annotations %+v, want read-only, closed world", tool.Name, a)
 		}
@@ -83,7 +83,7 @@ func checkAnnotations(t *testing.T, tool *gosdk.Tool) {
 		if !a.ReadOnlyHint || !is(a.OpenWorldHint, true) {
 			t.Fatalf("%s: annotations %+v, want read-only, open world", tool.Name, a)
 		}
-	case "atr_transact", "atr_agree":
+	case "atr_transact", "atr_agree", "atr_channel_within":
 		if a.ReadOnlyHint || !is(a.DestructiveHint, false) || a.IdempotentHint || !is(a.OpenWorldHint, true) {
 			t.Fatalf("%s: annotations %+v, want not read-only, not destructive, not idempotent, open world", tool.Name, a)
 		}

@@ -1,0 +1,207 @@
+package main
+
+// The channel calls as commands (upstream-api.md §8): hold the channel a
+// paid opening opened, sign the next voucher (or the close) in it, record
+// what the seller charged. Each reads one JSON object, whose members are
+// the previous command's output plus what the step adds, and prints JSON.
+// The hold is printed in full and read back whole: keep the latest one.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/tempo"
+)
+
+func init() {
+	commands["channel-open"] = command{"hold the channel a paid opening opened (signs nothing)", runChannelOpen}
+	commands["channel-within"] = command{"sign the next voucher, or the close, in a held channel with a local key", runChannelWithin}
+	commands["channel-charge"] = command{"record the seller's cumulative charge in a held channel", runChannelCharge}
+}
+
+// channelFlags are the steps' flags with the pairing defaulting to the
+// channel pairing termsgate has.
+func channelFlags(name, usage string, stderr io.Writer) *stepsFlags {
+	f := newStepsFlags(name, usage, stderr)
+	f.pairing = tempo.SessionID
+	f.fs.Lookup("pairing").DefValue = tempo.SessionID
+	return f
+}
+
+func runChannelOpen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := channelFlags("channel-open", "channel-open [--pairing ID] [INPUT|-]\n\nINPUT is transact's (or finish's output with \"atr\" added) for a payment that opens a channel:\n{atr, signed, landed?}. Prints {atrHash, hold}.", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "channel-open", err)
+	}
+	o, err := parseObject(data, name, "atrHash", "atr", "signed", "landed")
+	if err != nil {
+		return usageError(stderr, "channel-open", err)
+	}
+	b, err := atrBytesOf(o)
+	if err != nil {
+		return usageError(stderr, "channel-open", err)
+	}
+	signed, ok := o.Get("signed")
+	if !ok {
+		return usageError(stderr, "channel-open", errors.New(`missing member "signed" (the payment that opened the channel)`))
+	}
+	landed, _ := o.Get("landed")
+	h, err := f.gate().OpenChannel(b, f.pairing, signed, landed)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, holdResult(h), nil)
+}
+
+func holdResult(h *gate.Hold) *jsonv.Object { return jsonv.Obj("atrHash", h.H, "hold", h.JSON()) }
+
+const missingHold = `missing member "hold" (the hold channel-open, channel-within or channel-charge printed last)`
+
+func runChannelWithin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := channelFlags("channel-within", "channel-within (--key-file FILE|--dev-key) [--pairing ID] [INPUT|-]\n\nINPUT is {hold, document, refund?, inputs?}: the latest hold, the seller's new payment document as JSON\n(for MPP, the list of challenges), and refund {} to close the channel instead of signing a voucher.\nPrints {atrHash, signed, hold}: send signed, keep hold.", stderr)
+	keys := addKeyFlags(f.fs)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "channel-within", err)
+	}
+	// atrHash and signed are accepted (and ignored) so that the previous
+	// step's output can be passed on with the new document added.
+	o, err := parseObject(data, name, "atrHash", "signed", "hold", "document", "refund", "inputs")
+	if err != nil {
+		return usageError(stderr, "channel-within", err)
+	}
+	hv, ok := o.Get("hold")
+	if !ok {
+		return usageError(stderr, "channel-within", errors.New(missingHold))
+	}
+	hold, err := gate.ParseHold(hv) // a malformed hold is the gate's decline
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	doc, ok := o.Get("document")
+	if !ok {
+		return usageError(stderr, "channel-within", errors.New(`missing member "document" (the seller's new payment document)`))
+	}
+	refund, err := refundMember(o)
+	if err != nil {
+		return usageError(stderr, "channel-within", err)
+	}
+	in, _ := o.Get("inputs")
+	pairing := f.pairing
+	if !flagSet(f.fs, "pairing") {
+		pairing = hold.Pairing
+	}
+	s, err := keys.signer(stderr)
+	if err != nil {
+		return usageError(stderr, "channel-within", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r, err := f.gate().Within(ctx, doc, hold, pairing, batchSigner{s}, refund, in)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, r.JSON(), nil)
+}
+
+// refundMember reads refund: absent, {} (close) or {amount: string}.
+func refundMember(o *jsonv.Object) (*gate.Refund, error) {
+	v, ok := o.Get("refund")
+	if !ok {
+		return nil, nil
+	}
+	ro, ok := jsonv.AsObject(v)
+	if !ok {
+		return nil, errors.New(`"refund" is not a JSON object ({} closes the channel)`)
+	}
+	r := &gate.Refund{}
+	for _, m := range ro.Members() {
+		if m.Key != "amount" {
+			return nil, fmt.Errorf(`refund: unknown member %q (expected amount)`, m.Key)
+		}
+		s, ok := m.Value.(string)
+		if !ok {
+			return nil, errors.New(`"refund.amount" is not a string`)
+		}
+		r.Amount = &s
+	}
+	return r, nil
+}
+
+func runChannelCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := channelFlags("channel-charge", "channel-charge [INPUT|-]\n\nINPUT is {hold, charged}: the latest hold and the seller's cumulative charge (a decimal). Prints {atrHash, hold}.", stderr)
+	if err := f.fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	data, name, err := readArg(f.fs, stdin)
+	if err != nil {
+		return usageError(stderr, "channel-charge", err)
+	}
+	o, err := parseObject(data, name, "atrHash", "signed", "hold", "charged")
+	if err != nil {
+		return usageError(stderr, "channel-charge", err)
+	}
+	hv, ok := o.Get("hold")
+	if !ok {
+		return usageError(stderr, "channel-charge", errors.New(missingHold))
+	}
+	hold, err := gate.ParseHold(hv) // a malformed hold is the gate's decline
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	cv, ok := o.Get("charged")
+	if !ok {
+		return usageError(stderr, "channel-charge", errors.New(`missing member "charged" (the seller's cumulative charge, a decimal string)`))
+	}
+	charged, ok := cv.(string)
+	if !ok {
+		return usageError(stderr, "channel-charge", errors.New(`"charged" is not a string (write the decimal in quotes)`))
+	}
+	next, err := gate.RecordCharge(hold, charged)
+	if err != nil {
+		return printResult(stdout, stderr, nil, err)
+	}
+	return printResult(stdout, stderr, holdResult(next), nil)
+}
+
+// batchSigner answers an in-channel payment's batch request by signing its
+// requests in order with the wrapped key: the local signers sign one
+// request at a time.
+type batchSigner struct{ gate.Signer }
+
+func (b batchSigner) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	if k, _ := req.GetString("kind"); k != rails.KindBatch {
+		return b.Signer.Sign(ctx, req)
+	}
+	v, _ := req.Get("requests")
+	list, ok := jsonv.AsArray(v)
+	if !ok {
+		return nil, errors.New("signer: a batch request without requests")
+	}
+	out := make([]jsonv.Value, len(list))
+	for i, r := range list {
+		o, ok := jsonv.AsObject(r)
+		if !ok {
+			return nil, fmt.Errorf("signer: batch entry %d is not a request", i)
+		}
+		a, err := b.Signer.Sign(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
