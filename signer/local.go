@@ -72,6 +72,8 @@ func (l *Local) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error
 		return l.signTempoCall(ctx, req)
 	case "tempo-key-authorization":
 		return l.signTempoKeyAuthorization(req)
+	case rails.KindBatch:
+		return l.signBatch(ctx, req)
 	default:
 		return nil, fmt.Errorf("signer: the local key does not sign %q requests", kind)
 	}
@@ -84,4 +86,34 @@ func (l *Local) signDigest(digest [32]byte) (string, error) {
 	}
 	sig[64] += 27
 	return "0x" + hex.EncodeToString(sig), nil
+}
+
+// maxBatch bounds a batch request: an in-channel payment asks for one or two
+// signatures, never a list an attacker could make long.
+const maxBatch = 8
+
+// signBatch signs a batch request's requests in order, each as if it came
+// alone (a nested batch is refused), and answers the list of signatures.
+func (l *Local) signBatch(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	v, _ := req.Get("requests")
+	list, ok := jsonv.AsArray(v)
+	if !ok || len(list) == 0 || len(list) > maxBatch {
+		return nil, fmt.Errorf("signer: a batch request needs 1 to %d requests", maxBatch)
+	}
+	out := make([]jsonv.Value, len(list))
+	for i, r := range list {
+		o, ok := jsonv.AsObject(r)
+		if !ok {
+			return nil, fmt.Errorf("signer: batch entry %d is not a request", i)
+		}
+		if k, _ := o.GetString("kind"); k == rails.KindBatch {
+			return nil, fmt.Errorf("signer: batch entry %d is itself a batch", i)
+		}
+		a, err := l.Sign(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("signer: batch entry %d: %w", i, err)
+		}
+		out[i] = a
+	}
+	return out, nil
 }

@@ -58,3 +58,36 @@ func TestKeystoreRoundTripAndWrongPassphrase(t *testing.T) {
 		t.Fatalf("wrong passphrase: %v", err)
 	}
 }
+
+func TestLocalSignsABatchInOrder(t *testing.T) {
+	l, _ := FromHex(AnvilKey, "eip155:84532")
+	td := func(nonce string) *jsonv.Object {
+		return jsonv.Obj("domain", jsonv.Obj("name", "X", "chainId", 1),
+			"types", jsonv.Obj("M", []jsonv.Value{jsonv.Obj("name", "n", "type", "bytes32")}),
+			"primaryType", "M", "message", jsonv.Obj("n", nonce))
+	}
+	a := "0x" + strings.Repeat("11", 32)
+	b := "0x" + strings.Repeat("22", 32)
+	one := func(n string) *jsonv.Object { return jsonv.Obj("kind", "eip712", "typedData", td(n)) }
+	got, err := l.Sign(context.Background(), jsonv.Obj("kind", "batch", "requests", []jsonv.Value{one(a), one(b)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantA, _ := l.Sign(context.Background(), one(a))
+	wantB, _ := l.Sign(context.Background(), one(b))
+	list, ok := got.([]jsonv.Value)
+	if !ok || len(list) != 2 || list[0] != wantA || list[1] != wantB {
+		t.Fatalf("batch answers %v", got)
+	}
+	for _, bad := range []*jsonv.Object{
+		jsonv.Obj("kind", "batch"),
+		jsonv.Obj("kind", "batch", "requests", []jsonv.Value{}),
+		jsonv.Obj("kind", "batch", "requests", []jsonv.Value{"x"}),
+		jsonv.Obj("kind", "batch", "requests", []jsonv.Value{jsonv.Obj("kind", "batch", "requests", []jsonv.Value{one(a)})}),
+		jsonv.Obj("kind", "batch", "requests", make([]jsonv.Value, 9)),
+	} {
+		if _, err := l.Sign(context.Background(), bad); err == nil {
+			t.Errorf("signed %s", jsonv.String(bad))
+		}
+	}
+}

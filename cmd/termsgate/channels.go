@@ -15,7 +15,6 @@ import (
 
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/jsonv"
-	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/tempo"
 )
 
@@ -110,7 +109,7 @@ func runChannelWithin(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	r, err := f.gate().Within(ctx, doc, hold, pairing, batchSigner{s}, refund, in)
+	r, err := f.gate().Within(ctx, doc, hold, pairing, s, refund, in)
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}
@@ -177,31 +176,3 @@ func runChannelCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	return printResult(stdout, stderr, holdResult(next), nil)
 }
 
-// batchSigner answers an in-channel payment's batch request by signing its
-// requests in order with the wrapped key: the local signers sign one
-// request at a time.
-type batchSigner struct{ gate.Signer }
-
-func (b batchSigner) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error) {
-	if k, _ := req.GetString("kind"); k != rails.KindBatch {
-		return b.Signer.Sign(ctx, req)
-	}
-	v, _ := req.Get("requests")
-	list, ok := jsonv.AsArray(v)
-	if !ok {
-		return nil, errors.New("signer: a batch request without requests")
-	}
-	out := make([]jsonv.Value, len(list))
-	for i, r := range list {
-		o, ok := jsonv.AsObject(r)
-		if !ok {
-			return nil, fmt.Errorf("signer: batch entry %d is not a request", i)
-		}
-		a, err := b.Signer.Sign(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = a
-	}
-	return out, nil
-}
