@@ -24,7 +24,6 @@ import (
 	"github.com/termsgate/termsgate/signer"
 )
 
-
 // wantAffixes checks a value against a row's {prefix, suffix}.
 func wantAffixes(t testing.TB, got string, v jsonv.Value, what string) {
 	t.Helper()

@@ -175,4 +175,3 @@ func runChannelCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	return printResult(stdout, stderr, holdResult(next), nil)
 }
-
