@@ -2,6 +2,7 @@ package atr
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -115,7 +116,24 @@ func (f *Fetcher) doer() Doer {
 // been closed by the server before any answer.
 //
 // Fetch never panics, whatever the Doer does.
-func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err error) {
+func (f *Fetcher) Fetch(ctx context.Context, link string) ([]byte, error) {
+	return f.fetch(ctx, link, io.Discard)
+}
+
+// FetchSum is Fetch that also returns SHA-256 of the bytes, computed as they
+// arrive: for a large record the hash is ready when the last byte is.
+func (f *Fetcher) FetchSum(ctx context.Context, link string) ([]byte, Hash, error) {
+	d := sha256.New()
+	body, err := f.fetch(ctx, link, d)
+	if err != nil {
+		return nil, Hash{}, err
+	}
+	var h Hash
+	d.Sum(h[:0])
+	return body, h, nil
+}
+
+func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body []byte, err error) {
 	defer func() {
 		if recover() != nil {
 			body, err = nil, unfetchable(DetailUnfetchable)
@@ -187,9 +205,9 @@ func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err erro
 		return nil, tooLarge()
 	}
 	if declared >= 0 {
-		body, err = readDeclared(rc, declared)
+		body, err = readDeclared(rc, declared, sum)
 	} else {
-		body, err = readStreamed(rc)
+		body, err = readStreamed(rc, sum)
 	}
 	if err == nil && ctx.Err() != nil {
 		return nil, unfetchable(DetailUnfetchable)
@@ -199,10 +217,24 @@ func (f *Fetcher) Fetch(ctx context.Context, link string) (body []byte, err erro
 
 // readDeclared reads a body of known length into one buffer of exactly that
 // size plus one probe byte, the probe showing whether more was sent.
-func readDeclared(rc io.Reader, n int64) ([]byte, error) {
+//
+// Each chunk goes to sum as it arrives, so that hashing a large record
+// overlaps its transfer instead of following it.
+func readDeclared(rc io.Reader, n int64, sum io.Writer) ([]byte, error) {
 	buf := make([]byte, n+1)
-	if _, err := io.ReadFull(rc, buf[:n]); err != nil {
-		return nil, unfetchable(DetailUnfetchable)
+	for got := int64(0); got < n; {
+		k, err := rc.Read(buf[got:n])
+		if k < 0 || int64(k) > n-got {
+			return nil, unfetchable(DetailUnfetchable)
+		}
+		_, _ = sum.Write(buf[got : got+int64(k)])
+		got += int64(k)
+		if err != nil && (got < n || !errors.Is(err, io.EOF)) {
+			return nil, unfetchable(DetailUnfetchable)
+		}
+		if err != nil {
+			break // io.EOF exactly at the declared length
+		}
 	}
 	if k, err := io.ReadFull(rc, buf[n:]); k != 0 || err != io.EOF {
 		return nil, unfetchable(DetailUnfetchable) // more than declared, or a failure at the end
@@ -212,7 +244,7 @@ func readDeclared(rc io.Reader, n int64) ([]byte, error) {
 
 // readStreamed reads a body of unknown length, doubling one buffer up to
 // MaxBytes+1 bytes; the extra byte is how an over-long body is seen.
-func readStreamed(rc io.ReadCloser) ([]byte, error) {
+func readStreamed(rc io.ReadCloser, sum io.Writer) ([]byte, error) {
 	const limit = MaxBytes + 1
 	buf := make([]byte, 0, 16<<10)
 	for {
@@ -227,6 +259,7 @@ func readStreamed(rc io.ReadCloser) ([]byte, error) {
 		if k < 0 || k > len(free) {
 			return nil, unfetchable(DetailUnfetchable)
 		}
+		_, _ = sum.Write(free[:k])
 		buf = buf[:len(buf)+k]
 		if len(buf) > MaxBytes {
 			rc.Close()

@@ -743,3 +743,30 @@ func BenchmarkFetch1MiB(b *testing.B) {
 		}
 	}
 }
+
+func TestFetchSumIsTheHashOfTheBytes(t *testing.T) {
+	for _, n := range []int{0, 1, 138, 70_000, MaxBytes} {
+		body := make([]byte, n)
+		for i := range body {
+			body[i] = byte(i * 7)
+		}
+		for _, declared := range []bool{true, false} {
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if declared {
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				}
+				for i := 0; i < len(body); i += 10_000 {
+					_, _ = w.Write(body[i:min(i+10_000, len(body))])
+					if !declared {
+						http.NewResponseController(w).Flush()
+					}
+				}
+			}))
+			got, h, err := (&Fetcher{Client: srv.Client()}).FetchSum(context.Background(), srv.URL+"/x")
+			srv.Close()
+			if err != nil || !bytes.Equal(got, body) || h != Sum(body) {
+				t.Fatalf("n=%d declared=%v: %v, hash %s want %s", n, declared, err, h, Sum(body))
+			}
+		}
+	}
+}

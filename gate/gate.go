@@ -181,7 +181,7 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 		return nil, nil, decline(LinkNotHTTPS, ns+"/legal-context-malformed")
 	}
 	progress(ctx, "fetching the ATR at "+read.Link)
-	bytes, err := g.fetcher().Fetch(ctx, read.Link)
+	bytes, h, err := g.fetcher().FetchSum(ctx, read.Link)
 	if err != nil {
 		var fe *atr.FetchError
 		if errors.As(err, &fe) {
@@ -189,7 +189,6 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 		}
 		return nil, nil, decline(ATRUnfetchable, "The ATR could not be fetched from the link.")
 	}
-	h := atr.Sum(bytes)
 	if !atr.EqualText(read.H, h) {
 		return nil, nil, decline(HashMismatch, DetailHashMismatch)
 	}
