@@ -8,10 +8,11 @@
 // it), atr_check (re-check a held payment against kept bytes), and, with a
 // signer configured, atr_transact (all of it, signing with the host's key)
 // and atr_agree (the agreement payment for pairings whose payment proves
-// nothing publicly).
+// nothing publicly), and the channel tools atr_channel_open,
+// atr_channel_record_charge and, with a signer, atr_channel_within.
 //
 // The server keeps no state between calls. What must come back unchanged
-// (chosen) carries an HMAC seal (seal.go). Arguments are closed contracts:
+// (chosen, holds, openings) carries an HMAC seal (seal.go). Arguments are closed contracts:
 // an unknown argument is refused by name (contract.go, schema.go). Every
 // message is checked for duplicate and case-variant member names before
 // mcp-go decodes it (wire.go).

@@ -68,7 +68,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-15s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'termsgate COMMAND -h' for a command's flags.")
 }
