@@ -15,7 +15,7 @@
 package agreement
 
 import (
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Payment is an agreement payment shown for approval: the URL, the option it

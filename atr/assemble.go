@@ -3,7 +3,7 @@ package atr
 import (
 	"regexp"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Assembly is the seller's side of the record, which termsgate needs for its

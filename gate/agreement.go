@@ -6,7 +6,7 @@ import (
 
 	"github.com/termsgate/termsgate/agreement"
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
 

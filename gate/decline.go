@@ -2,7 +2,7 @@ package gate
 
 import (
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Code is one of the twelve decline codes (upstream-api.md §3). Program

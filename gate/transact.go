@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
 

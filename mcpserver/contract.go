@@ -1,6 +1,6 @@
 package mcpserver
 
-import "github.com/termsgate/termsgate/internal/jsonv"
+import "github.com/termsgate/termsgate/jsonv"
 
 // The tools' arguments and successful results, as Go types. The published
 // input and output schemas are generated from these (schema.go); the

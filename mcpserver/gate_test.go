@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/mcpserver"
 	"github.com/termsgate/termsgate/signer"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // The tools' contracts are Go structs (contract.go). This file derives both

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Seals (upstream-api.md §9.6). The server keeps nothing between calls: what

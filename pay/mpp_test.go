@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/mpp"
 )

@@ -29,7 +29,7 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/x402"
 )

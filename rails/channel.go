@@ -4,7 +4,7 @@ import (
 	"math/big"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Channels (upstream-api.md §2.8, §8). A channel pairing's payment opens a

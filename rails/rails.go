@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Refusal is a pairing's "no" with a namespaced code such as

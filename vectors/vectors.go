@@ -9,7 +9,7 @@ import (
 	"embed"
 	"fmt"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 //go:embed testdata/*.json

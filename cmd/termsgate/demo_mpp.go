@@ -10,9 +10,9 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/mppseller"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/signer"

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
 	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 	"github.com/termsgate/termsgate/vectors"

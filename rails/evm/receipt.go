@@ -10,7 +10,7 @@ package evm
 import (
 	"strconv"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // The block tags a Reader's Head answers.

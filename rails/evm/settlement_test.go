@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/signer"

@@ -3,7 +3,7 @@ package evm
 import (
 	"testing"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // The direct hasher must agree with go-ethereum's apitypes on every shape a

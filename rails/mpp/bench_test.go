@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // BenchmarkMPPChallengeParse is what a buyer does with a 402's

@@ -1,7 +1,7 @@
 package mpp
 
 import (
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Checked is a challenge as CheckChallenge read it.

@@ -4,7 +4,7 @@ import (
 	"regexp"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Credential is {challenge, source, payload}: the challenge a shallow copy of

@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 var b64url = base64.RawURLEncoding.Strict()

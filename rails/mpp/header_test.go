@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
 

@@ -4,7 +4,7 @@ import (
 	"math/big"
 	"regexp"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // The pairing ids the method checks name.

@@ -3,7 +3,7 @@ package mpp
 import (
 	"strconv"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // Default chains where a challenge names none: a Tempo charge pays on Tempo

@@ -11,7 +11,7 @@ package mpp
 import (
 	"regexp"
 
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // The network codes of those rails, as the reference names them.

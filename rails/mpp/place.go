@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/internal/jsonv"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // This file is the seller's side of the read, for termsgate's own sellers

@@ -7,9 +7,15 @@
 // them, because the reference gates and their vectors compare those bytes.
 //
 // A Value is one of: nil (null), bool, Number, string, []Value, *Object.
+//
+// Callers of the gate meet these values in seller documents, payments and
+// signing requests. Parse makes one from JSON text (buyer inputs, say), the
+// accessors read it, Marshal writes it back; *Object also satisfies
+// encoding/json's Marshaler and Unmarshaler.
 package jsonv
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -260,4 +266,24 @@ func isArrayIndex(key string) (uint32, bool) {
 		return 0, false
 	}
 	return uint32(n), true
+}
+
+// MarshalJSON writes the object with Marshal, so that a *Object inside a
+// struct keeps its member order through encoding/json (which then applies
+// its own escaping of <, > and &).
+func (o *Object) MarshalJSON() ([]byte, error) { return Marshal(o), nil }
+
+// UnmarshalJSON reads a JSON object with Parse's rules (strict UTF-8, the
+// depth cap, duplicate names as JSON.parse reads them).
+func (o *Object) UnmarshalJSON(data []byte) error {
+	v, err := Parse(data)
+	if err != nil {
+		return err
+	}
+	got, ok := v.(*Object)
+	if !ok {
+		return fmt.Errorf("jsonv: not a JSON object")
+	}
+	*o = *got
+	return nil
 }

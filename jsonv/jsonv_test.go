@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -107,4 +108,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("not stable: %q then %q", out, Marshal(again))
 		}
 	})
+}
+
+func TestEncodingJSONInterop(t *testing.T) {
+	type wrapper struct {
+		Doc *Object `json:"doc"`
+	}
+	var w wrapper
+	if err := json.Unmarshal([]byte(`{"doc":{"z":1,"a":[true,"x"]}}`), &w); err != nil {
+		t.Fatal(err)
+	}
+	if String(w.Doc) != `{"z":1,"a":[true,"x"]}` {
+		t.Fatalf("read %s", String(w.Doc))
+	}
+	out, err := json.Marshal(w)
+	if err != nil || string(out) != `{"doc":{"z":1,"a":[true,"x"]}}` {
+		t.Fatalf("wrote %s (%v)", out, err)
+	}
+	if err := json.Unmarshal([]byte(`{"doc":[1]}`), &w); err == nil {
+		t.Fatal("an array read as an object")
+	}
 }
