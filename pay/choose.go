@@ -27,7 +27,7 @@ var defaultRegistry = sync.OnceValue(all.Default)
 // Transact reads and chooses first and declines exactly as this would. The
 // caller turns it off when a failure here must be known before Transact (to
 // fall back to the other protocol of the 402).
-func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut bool) (string, *gate.Decline) {
+func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut bool, inputs func(string) *jsonv.Object) (string, *gate.Decline) {
 	reg := g.Pairings
 	if reg == nil {
 		reg = defaultRegistry()
@@ -54,7 +54,8 @@ func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut boo
 			}
 			continue
 		}
-		if _, err := guarded(func() (jsonv.Value, error) { return p.Choose(read, account, &jsonv.Object{}, now, "") }); err != nil {
+		in := inputs(p.ID())
+		if _, err := guarded(func() (jsonv.Value, error) { return p.Choose(read, account, in, now, "") }); err != nil {
 			if chooseFail == nil {
 				chooseFail = &gate.Decline{Code: gate.NoPayableOption, Detail: code(err, ns+"/no-payable-option")}
 			}

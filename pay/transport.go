@@ -98,6 +98,20 @@ type Transport struct {
 	// Max402Body bounds what is read of a 402's body; 0 means
 	// DefaultMax402Body.
 	Max402Body int64
+	// Inputs gives the buyer inputs a pairing needs, by pairing id (for
+	// mpp/charge/evm/authorization, its tokenDomain: the token's EIP-712
+	// name and version); nil, or a nil answer, means none.
+	Inputs func(pairing string) *jsonv.Object
+}
+
+// inputsFor is Inputs for one pairing, never nil.
+func (t *Transport) inputsFor(pairing string) *jsonv.Object {
+	if t.Inputs != nil {
+		if in := t.Inputs(pairing); in != nil {
+			return in
+		}
+	}
+	return &jsonv.Object{}
 }
 
 // Hooks observe (and BeforeSign may veto) each payment. They run on the
@@ -272,7 +286,7 @@ func (t *Transport) choose(offers []offer) (offer, string, *gate.Decline) {
 		d := o.bad
 		if d == nil {
 			var pairing string
-			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1); d == nil {
+			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1, t.inputsFor); d == nil {
 				return o, pairing, nil
 			}
 		}
@@ -308,7 +322,7 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	}
 	gc := *g
 	gc.Policy = a
-	tx, err := gc.Transact(ctx, o.doc, pairing, t.Signer, nil)
+	tx, err := gc.Transact(ctx, o.doc, pairing, t.Signer, &gate.TransactOptions{Inputs: t.inputsFor(pairing)})
 	if err != nil {
 		var d *gate.Decline
 		if !errors.As(err, &d) {
