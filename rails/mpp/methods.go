@@ -304,7 +304,7 @@ var twoTo256 = new(big.Int).Lsh(big.NewInt(1), 256)
 // Uint256 reads a decimal string of at most 78 digits whose value is below
 // 2^256.
 func Uint256(s string) (*big.Int, bool) {
-	if !decimalPattern.MatchString(s) {
+	if !isDecimal(s) {
 		return nil, false
 	}
 	n, ok := new(big.Int).SetString(s, 10)

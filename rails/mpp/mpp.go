@@ -15,7 +15,6 @@
 package mpp
 
 import (
-	"regexp"
 
 	"github.com/termsgate/termsgate/rails"
 )
@@ -75,17 +74,41 @@ const (
 
 var lcpKeys = []string{KeyLegalContext, KeyLegalContextURL, KeyLegalContextAgreement}
 
-var (
-	addressPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-	decimalPattern = regexp.MustCompile(`^[0-9]{1,78}$`)
-	word32Pattern  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
-)
+// The shapes below run several times per payment: checked by hand, as a
+// regexp would cost more than the rest of the read.
+
+// hexOf reports whether s is "0x" and exactly n hex digits, either case.
+func hexOf(s string, n int) bool {
+	if len(s) != n+2 || s[0] != '0' || s[1] != 'x' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isDecimal reports 1 to 78 decimal digits (uint256 range by length).
+func isDecimal(s string) bool {
+	if len(s) < 1 || len(s) > 78 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // IsAddress reports 0x and 40 hex digits; no checksum is checked, and
 // addresses are echoed as written.
-func IsAddress(s string) bool { return addressPattern.MatchString(s) }
+func IsAddress(s string) bool { return hexOf(s, 40) }
 
 // IsWord32 reports 0x and 64 hex digits in either case (a hash, a memo).
-func IsWord32(s string) bool { return word32Pattern.MatchString(s) }
+func IsWord32(s string) bool { return hexOf(s, 64) }
 
 func refuse(code string) error { return rails.Refuse(code) }
