@@ -15,7 +15,6 @@
 package mpp
 
 import (
-
 	"github.com/termsgate/termsgate/rails"
 )
 
