@@ -27,6 +27,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/mpp"
@@ -46,17 +47,17 @@ type Seller struct {
 	ChallengeTTL     time.Duration // how long a challenge may be answered
 	Now              func() time.Time
 
+	// The published terms: SetATR, Lie, Hash and the ATRFetches counter.
+	terms.Record
+
 	// Counters, for tests and the demo's printout.
-	ATRFetches, Unpaid, Paid, Rejected atomic.Int64
+	Unpaid, Paid, Rejected atomic.Int64
 
 	secret [32]byte // binds the challenges it issues (MPP leaves binding to the seller)
 
-	mu       sync.Mutex
-	atrBytes []byte
-	h        atr.Hash
-	lie      []byte
-	lastErr  error
-	payer    string
+	mu      sync.Mutex
+	lastErr error
+	payer   string
 }
 
 // New returns a seller of body under terms atrBytes: 1 pathUSD on Tempo
@@ -67,36 +68,12 @@ func New(atrBytes, body []byte) *Seller {
 		Realm: "api.seller.example", Amount: "1000000", Currency: tempo.PathUSD,
 		Recipient: "0x742d35Cc6634C0532925a3b844Bc9e7595f8fE00", ChainID: mpp.TempoChargeDefaultChain,
 		Body: body, ChallengeTTL: 5 * time.Minute, Now: time.Now,
-		atrBytes: atrBytes, h: atr.Sum(atrBytes),
 	}
+	s.SetATR(atrBytes)
 	if _, err := rand.Read(s.secret[:]); err != nil {
 		panic(fmt.Sprintf("mppseller: no randomness: %v", err)) // crypto/rand does not fail on supported platforms
 	}
 	return s
-}
-
-// SetATR changes the terms: later 402s advertise the new hash, and
-// credentials bound to the old one are refused.
-func (s *Seller) SetATR(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.atrBytes, s.h = b, atr.Sum(b)
-}
-
-// Lie makes the seller serve b at the ATR link while its 402 keeps
-// advertising the hash of its terms: a hostile seller, for the demo and the
-// tests. Nil stops lying.
-func (s *Seller) Lie(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lie = b
-}
-
-// Hash is the hash of the ATR currently served.
-func (s *Seller) Hash() atr.Hash {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.h
 }
 
 // LastRejection is why the last credential was refused, if one was.
@@ -158,29 +135,12 @@ func (s *Seller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch host {
 	case s.ATRHost:
-		s.serveATR(w, r)
+		s.ServeATR(w, r)
 	case s.APIHost:
 		s.serveResource(w, r)
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-func (s *Seller) serveATR(w http.ResponseWriter, r *http.Request) {
-	s.ATRFetches.Add(1)
-	s.mu.Lock()
-	b, h := s.atrBytes, s.h
-	if s.lie != nil {
-		b = s.lie
-	}
-	s.mu.Unlock()
-	if r.URL.Path != "/"+h.String() {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	_, _ = w.Write(b)
 }
 
 func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/x402"
@@ -29,13 +30,13 @@ type Seller struct {
 	Body             []byte        // what a paid request gets
 	Now              func() time.Time
 
-	// Counters, for tests and the demo's printout.
-	ATRFetches, Unpaid, Paid, Rejected atomic.Int64
+	// The published terms: SetATR, Lie, Hash and the ATRFetches counter.
+	terms.Record
 
-	mu       sync.Mutex
-	atrBytes []byte
-	h        atr.Hash
-	lie      []byte
+	// Counters, for tests and the demo's printout.
+	Unpaid, Paid, Rejected atomic.Int64
+
+	mu sync.Mutex
 	// The 402 header for the terms, option and hosts named by cachedFor.
 	cachedHeader string
 	cachedFor    string
@@ -54,35 +55,12 @@ func DefaultOption() *jsonv.Object {
 
 // New returns a seller of body under terms atrBytes.
 func New(atrBytes, body []byte) *Seller {
-	return &Seller{
+	s := &Seller{
 		ATRHost: "atr.seller.example", APIHost: "api.seller.example", ResourcePath: "/v1/report",
 		Option: DefaultOption(), Body: body, Now: time.Now,
-		atrBytes: atrBytes, h: atr.Sum(atrBytes),
 	}
-}
-
-// SetATR changes the terms: later 402s advertise the new hash, and payments
-// bound to the old one are refused.
-func (s *Seller) SetATR(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.atrBytes, s.h = b, atr.Sum(b)
-}
-
-// Lie makes the seller serve b at the ATR link while its 402 keeps
-// advertising the hash of its terms: a hostile seller, for the demo and the
-// tests. Nil stops lying.
-func (s *Seller) Lie(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lie = b
-}
-
-// Hash is the hash of the ATR currently served.
-func (s *Seller) Hash() atr.Hash {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.h
+	s.SetATR(atrBytes)
+	return s
 }
 
 // LastRejection is why the last payment was refused, if one was.
@@ -114,29 +92,12 @@ func (s *Seller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch host {
 	case s.ATRHost:
-		s.serveATR(w, r)
+		s.ServeATR(w, r)
 	case s.APIHost:
 		s.serveResource(w, r)
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-func (s *Seller) serveATR(w http.ResponseWriter, r *http.Request) {
-	s.ATRFetches.Add(1)
-	s.mu.Lock()
-	b, h := s.atrBytes, s.h
-	if s.lie != nil {
-		b = s.lie
-	}
-	s.mu.Unlock()
-	if r.URL.Path != "/"+h.String() {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	_, _ = w.Write(b)
 }
 
 func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,68 @@
+// Package terms is what the loopback sellers (internal/x402seller,
+// internal/mppseller) share: one published ATR, the link that serves it, and
+// a switch to serve other bytes there while the offer still advertises the
+// old hash (a lying seller, for the demo and the tests).
+package terms
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/termsgate/termsgate/atr"
+)
+
+// Record is a seller's published ATR. The zero value serves no bytes; call
+// SetATR.
+type Record struct {
+	// ATRFetches counts requests to the link, for tests and the demo.
+	ATRFetches atomic.Int64
+
+	mu    sync.Mutex
+	bytes []byte
+	h     atr.Hash
+	lie   []byte
+}
+
+// SetATR changes the terms: later offers advertise the new hash, and
+// payments bound to the old one are refused.
+func (r *Record) SetATR(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bytes, r.h = b, atr.Sum(b)
+}
+
+// Lie makes the link serve b while the offer keeps advertising the hash of
+// the terms. Nil stops lying.
+func (r *Record) Lie(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lie = b
+}
+
+// Hash is the hash of the terms the offer advertises.
+func (r *Record) Hash() atr.Hash {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.h
+}
+
+// ServeATR answers the link /<hash>: the terms (or the lie), with their
+// length declared.
+func (r *Record) ServeATR(w http.ResponseWriter, req *http.Request) {
+	r.ATRFetches.Add(1)
+	r.mu.Lock()
+	b, h := r.bytes, r.h
+	if r.lie != nil {
+		b = r.lie
+	}
+	r.mu.Unlock()
+	if req.URL.Path != "/"+h.String() {
+		http.NotFound(w, req)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	_, _ = w.Write(b)
+}
