@@ -1,7 +1,6 @@
 package tempo
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/termsgate/termsgate/atr"
@@ -39,8 +38,8 @@ var (
 	_ rails.ChannelNamer  = Session{}
 )
 
-// channelParams are the chain and escrow of a session challenge, read
-// without the opening's checks.
+// channelParams are the chain and escrow of a session challenge (or the chain
+// of a subscription's), read without the opening's checks.
 type channelParams struct {
 	chain   int64
 	escrow  string // as written
@@ -49,7 +48,7 @@ type channelParams struct {
 }
 
 // network is "eip155:<chain>", the form a ChannelRef names.
-func (p *channelParams) network() string { return "eip155:" + strconv.FormatInt(p.chain, 10) }
+func (p *channelParams) network() string { return eip155(p.chain) }
 
 // channelParamsOf reads a session/tempo challenge's request: its chain
 // (chainId, or 4217 when a session names none), escrow and version. Codes:
@@ -57,37 +56,7 @@ func (p *channelParams) network() string { return "eip155:" + strconv.FormatInt(
 // mpp/not-this-pairing, mpp/request-malformed, mpp/chain-id-required,
 // mpp/escrow-malformed.
 func channelParamsOf(v jsonv.Value) (*channelParams, error) {
-	c, ok := jsonv.AsObject(v)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
-	}
-	reqText, ok := c.GetString("request")
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
-	}
-	if mpp.String(c, "intent") != "session" || mpp.String(c, "method") != "tempo" {
-		return nil, rails.Refuse(mpp.CodeNotThisPairing)
-	}
-	request, ok := mpp.DecodeObject(reqText)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeRequestMalformed)
-	}
-	details, ok := request.GetObject("methodDetails")
-	if !ok {
-		details = &jsonv.Object{}
-	}
-	chain, ok := mpp.ChainIDOf(details, "chainId")
-	if !ok {
-		if details.Has("chainId") {
-			return nil, rails.Refuse(mpp.CodeChainIDRequired)
-		}
-		chain = mpp.TempoSessionDefaultChain
-	}
-	escrow := mpp.String(details, "escrowContract")
-	if !mpp.IsAddress(escrow) {
-		return nil, rails.Refuse(mpp.CodeEscrowMalformed)
-	}
-	return &channelParams{chain: chain, escrow: escrow, v2: mpp.String(details, "sessionProtocol") == "v2", details: details}, nil
+	return settlementParamsOf(v, "session")
 }
 
 // normalWord is a bytes32 in lowercase ("0x" and 64 hex in either case as

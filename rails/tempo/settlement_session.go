@@ -281,21 +281,13 @@ func (Subscription) Recover(ref *jsonv.Object, r evm.Reader) (string, error) {
 	return "", rails.Refuse(CodeAmbiguous)
 }
 
-// settlementParams are what a close reads of the chosen challenge.
-type settlementParams struct {
-	chain   int64
-	escrow  string // sessions: as written
-	v2      bool
-	details *jsonv.Object
-}
-
 // settlementParamsOf reads a Tempo session's or subscription's challenge
 // (intent as given) without the opening's checks: its chain (chainId; a
 // session naming none is on 4217), and a session's escrow and version.
 // Codes: mpp/credential-malformed (no challenge with a request string),
 // mpp/not-this-pairing, mpp/request-malformed, mpp/chain-id-required,
 // mpp/escrow-malformed.
-func settlementParamsOf(v jsonv.Value, intent string) (*settlementParams, error) {
+func settlementParamsOf(v jsonv.Value, intent string) (*channelParams, error) {
 	c, ok := jsonv.AsObject(v)
 	reqText, okRequest := c.GetString("request")
 	if !ok || !okRequest {
@@ -312,7 +304,7 @@ func settlementParamsOf(v jsonv.Value, intent string) (*settlementParams, error)
 	if !ok {
 		details = &jsonv.Object{}
 	}
-	p := &settlementParams{details: details}
+	p := &channelParams{details: details}
 	if p.chain, ok = mpp.ChainIDOf(details, "chainId"); !ok {
 		if intent != "session" || details.Has("chainId") {
 			return nil, rails.Refuse(mpp.CodeChainIDRequired)
