@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"math/big"
-	"regexp"
 	"strings"
 
 	"github.com/termsgate/termsgate/atr"
@@ -59,10 +58,8 @@ func detailNotKind(k rails.ChannelKind) string {
 // without a refusal stands for (upstream-api.md §1.6).
 const codeMemberFailed = "member-failed"
 
-// decimal is a hold's amount: 1 to 78 digits (any uint256 fits).
-var decimal = regexp.MustCompile(`^[0-9]{1,78}$`)
-
-func isDecimal(s string) bool { return decimal.MatchString(s) }
+// isDecimal is a hold's amount: 1 to 78 digits (any uint256 fits).
+func isDecimal(s string) bool { return rails.IsDecimal(s) }
 
 // amount reads a decimal isDecimal accepted.
 func amount(s string) *big.Int {

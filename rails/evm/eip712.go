@@ -16,47 +16,18 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 )
-
-// The shapes below are checked by hand rather than with regexp: they run
-// several times per payment and a regexp costs more than the signature.
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
 
 // IsAddress reports whether s is 0x and 40 hex digits (no checksum check:
 // addresses are echoed exactly as the seller wrote them).
-func IsAddress(s string) bool {
-	if len(s) != 42 || s[0] != '0' || s[1] != 'x' {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		if !isHexDigit(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isDecimal reports whether s is 1 to 78 decimal digits.
-func isDecimal(s string) bool {
-	if len(s) < 1 || len(s) > 78 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func IsAddress(s string) bool { return rails.IsHex(s, 40) }
 
 var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 
 // IsUint256Decimal reports whether s is a decimal string of a value < 2^256.
 func IsUint256Decimal(s string) bool {
-	if !isDecimal(s) {
+	if !rails.IsDecimal(s) {
 		return false
 	}
 	n, ok := new(big.Int).SetString(s, 10)

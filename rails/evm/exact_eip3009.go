@@ -29,7 +29,7 @@ func (ExactEIP3009) Pattern() rails.Pattern {
 // (^eip155:[1-9][0-9]{0,15}$) when it is a safe integer.
 func chainID(network string) (int64, bool) {
 	ref, ok := strings.CutPrefix(network, "eip155:")
-	if !ok || len(ref) < 1 || len(ref) > 16 || ref[0] == '0' || !isDecimal(ref) {
+	if !ok || len(ref) < 1 || len(ref) > 16 || ref[0] == '0' || !rails.IsDecimal(ref) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(ref, 10, 64)

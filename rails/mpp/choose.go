@@ -77,7 +77,7 @@ func inputOK(in Input, v jsonv.Value) bool {
 		return ok && s != ""
 	case "decimal":
 		s, ok := v.(string)
-		return ok && isDecimal(s)
+		return ok && rails.IsDecimal(s)
 	case "object":
 		_, ok := jsonv.AsObject(v)
 		return ok

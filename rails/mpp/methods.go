@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 )
 
 // The pairing ids the method checks name.
@@ -304,7 +305,7 @@ var twoTo256 = new(big.Int).Lsh(big.NewInt(1), 256)
 // Uint256 reads a decimal string of at most 78 digits whose value is below
 // 2^256.
 func Uint256(s string) (*big.Int, bool) {
-	if !isDecimal(s) {
+	if !rails.IsDecimal(s) {
 		return nil, false
 	}
 	n, ok := new(big.Int).SetString(s, 10)

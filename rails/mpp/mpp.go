@@ -73,41 +73,11 @@ const (
 
 var lcpKeys = []string{KeyLegalContext, KeyLegalContextURL, KeyLegalContextAgreement}
 
-// The shapes below run several times per payment: checked by hand, as a
-// regexp would cost more than the rest of the read.
-
-// hexOf reports whether s is "0x" and exactly n hex digits, either case.
-func hexOf(s string, n int) bool {
-	if len(s) != n+2 || s[0] != '0' || s[1] != 'x' {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// isDecimal reports 1 to 78 decimal digits (uint256 range by length).
-func isDecimal(s string) bool {
-	if len(s) < 1 || len(s) > 78 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // IsAddress reports 0x and 40 hex digits; no checksum is checked, and
 // addresses are echoed as written.
-func IsAddress(s string) bool { return hexOf(s, 40) }
+func IsAddress(s string) bool { return rails.IsHex(s, 40) }
 
 // IsWord32 reports 0x and 64 hex digits in either case (a hash, a memo).
-func IsWord32(s string) bool { return hexOf(s, 64) }
+func IsWord32(s string) bool { return rails.IsHex(s, 64) }
 
 func refuse(code string) error { return rails.Refuse(code) }
