@@ -129,18 +129,7 @@ func (s *Seller) Challenges() ([]jsonv.Value, error) {
 // ServeHTTP routes by host: the ATR host serves the terms, the API host the
 // paid resource.
 func (s *Seller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	host := r.Host
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		host = host[:i]
-	}
-	switch host {
-	case s.ATRHost:
-		s.ServeATR(w, r)
-	case s.APIHost:
-		s.serveResource(w, r)
-	default:
-		http.NotFound(w, r)
-	}
+	s.Route(w, r, s.ATRHost, s.APIHost, s.serveResource)
 }
 
 func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {

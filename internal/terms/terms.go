@@ -7,6 +7,7 @@ package terms
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -65,4 +66,21 @@ func (r *Record) ServeATR(w http.ResponseWriter, req *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
+}
+
+// Route sends a request for atrHost to the ATR link and one for apiHost to
+// resource: a seller is one server under two names.
+func (r *Record) Route(w http.ResponseWriter, req *http.Request, atrHost, apiHost string, resource http.HandlerFunc) {
+	host := req.Host
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		host = host[:i]
+	}
+	switch host {
+	case atrHost:
+		r.ServeATR(w, req)
+	case apiHost:
+		resource(w, req)
+	default:
+		http.NotFound(w, req)
+	}
 }
