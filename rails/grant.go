@@ -1,0 +1,39 @@
+package rails
+
+import (
+	"math/big"
+	"time"
+
+	"github.com/termsgate/termsgate/jsonv"
+)
+
+// Grant is what one signature grants, read from the signing request itself,
+// never from the seller's description of it: who may move how much of which
+// asset, to whom, on which network, until when. A spend policy judges it and
+// an approver is shown it.
+type Grant struct {
+	Network   string   // CAIP-2, e.g. "eip155:84532"
+	Asset     string   // the asset as the request names it (a token contract, an issued asset, "XRP")
+	AssetName string   // the asset's own claim of its name, when the request carries one; seller text
+	Decimals  int      // decimals of Asset when the request or a known asset gives them, else -1
+	Amount    *big.Int // atomic units of Asset this signature can move at most
+	Payer     string
+	Payee     string
+
+	PayableFrom  time.Time // zero when the request sets no start
+	PayableUntil time.Time // after it the signature is worthless; zero when the request sets no end
+}
+
+// Summarizer is implemented by every pairing: it states what signing a
+// request the pairing built would grant. A request it cannot read fully is an
+// error, and the payment is not signed: nothing is signed on doubt.
+type Summarizer interface {
+	Summarize(req Request) (Grant, error)
+}
+
+// Inspector is implemented by pairings whose payments `termsgate inspect`
+// reads: it returns, as JSON, what a payment in the pairing's signed form
+// (what Bound takes) grants and where H sits in it.
+type Inspector interface {
+	Inspect(payment jsonv.Value) (*jsonv.Object, error)
+}
