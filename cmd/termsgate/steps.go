@@ -347,26 +347,57 @@ func addKeyFlags(fs *flag.FlagSet) *keyFlags {
 	return k
 }
 
+// chainKey is how a chain other than the EVM's loads a local signer: its
+// published development key and its key file. Keyed by the CAIP-2 namespace
+// of --network ("stellar", "xrpl", "solana"); each rail's CLI file adds itself
+// in init, so adding a chain does not touch this one.
+type chainKey struct {
+	dev  func(network string) (gate.Signer, error)
+	file func(path, passphrase, network string) (gate.Signer, error)
+}
+
+var chainKeys = map[string]chainKey{}
+
 func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
+	namespace, _, _ := strings.Cut(k.network, ":")
+	ck, otherChain := chainKeys[namespace]
 	switch {
 	case k.devKey && k.keyFile != "":
 		return nil, errors.New("give --key-file or --dev-key, not both")
+	case otherChain && k.devKey:
+		fmt.Fprintf(stderr, "termsgate: WARNING: signing with a PUBLISHED %s development key. Anyone can spend what it holds.\n", namespace)
+		return ck.dev(k.network)
+	case otherChain && k.keyFile != "":
+		pass, err := k.passphrase()
+		if err != nil {
+			return nil, err
+		}
+		return ck.file(k.keyFile, pass, k.network)
 	case k.devKey:
 		fmt.Fprintln(stderr, "termsgate: WARNING: signing with the PUBLISHED Anvil development key. Anyone can spend what it holds.")
 		return signer.FromHex(signer.AnvilKey, k.network)
 	case k.keyFile != "":
-		pass := os.Getenv("TERMSGATE_PASSPHRASE")
-		if k.passphraseFile != "" {
-			b, err := os.ReadFile(k.passphraseFile)
-			if err != nil {
-				return nil, err
-			}
-			pass = strings.TrimRight(string(b), "\r\n")
+		pass, err := k.passphrase()
+		if err != nil {
+			return nil, err
 		}
 		return signer.FromKeystoreFile(k.keyFile, pass, k.network)
 	default:
 		return nil, errors.New("no signer: give --key-file FILE (with --passphrase-file or $TERMSGATE_PASSPHRASE) or --dev-key")
 	}
+}
+
+// passphrase is the key file's passphrase: --passphrase-file, else
+// $TERMSGATE_PASSPHRASE.
+func (k *keyFlags) passphrase() (string, error) {
+	if k.passphraseFile == "" {
+		return os.Getenv("TERMSGATE_PASSPHRASE"), nil
+	}
+	b, err := os.ReadFile(k.passphraseFile)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
 func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
