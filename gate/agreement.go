@@ -101,10 +101,12 @@ func (g *Gate) payAgreement(ctx context.Context, p rails.Pairing, chosen rails.C
 	if d != nil {
 		return nil, d
 	}
-	if err := g.allow(ctx, p.ID(), h, req, chosen); err != nil {
+	settle, err := g.allow(ctx, PaymentSummary{Pairing: p.ID(), H: h, Request: req, Chosen: chosen})
+	if err != nil {
 		return nil, err
 	}
 	f, err := signSteps(ctx, p, chosen, req, signer, atrBytes, h)
+	settle(ctx, err) // once returned, the exchange sends it: it has left
 	if err != nil {
 		return nil, err
 	}

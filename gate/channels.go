@@ -460,16 +460,28 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 		list[i] = r
 	}
 	batch := jsonv.Obj("kind", rails.KindBatch, "requests", list)
-	if err := g.allow(ctx, hold.Pairing, h, batch, rails.Chosen{Pairing: hold.Pairing}); err != nil {
+	settle, err := g.allow(ctx, PaymentSummary{
+		Pairing: hold.Pairing, H: h, Request: batch, Chosen: rails.Chosen{Pairing: hold.Pairing},
+		ChannelSigned: amount(hold.SignedMax),
+	})
+	if err != nil {
 		return nil, err
 	}
+	res, err := g.signBatch(ctx, ch, batch, len(reqs), built, w, hold, h, signer)
+	settle(ctx, err)
+	return res, err
+}
+
+// signBatch signs the batch and checks what the signer answered; an error
+// drops what was signed.
+func (g *Gate) signBatch(ctx context.Context, ch rails.Channel, batch *jsonv.Object, n int, built rails.InChannel, w rails.Within, hold *Hold, h atr.Hash, signer Signer) (*WithinResult, error) {
 	progress(ctx, "asking the signer to sign a "+string(w.Action)+" in the held channel")
 	answer, err := protect(func() (jsonv.Value, error) { return signer.Sign(ctx, batch) })
 	if err != nil {
 		return nil, decline(SignerFailed, DetailSignerFailed)
 	}
 	answers, ok := jsonv.AsArray(answer)
-	if !ok || len(answers) != len(reqs) {
+	if !ok || len(answers) != n {
 		return nil, decline(SignedNotBound, DetailNotCompleted)
 	}
 	sigs := make([]string, len(answers))

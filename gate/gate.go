@@ -11,6 +11,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"math/big"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
@@ -45,12 +46,27 @@ type Policy interface {
 	Allow(ctx context.Context, p PaymentSummary) error
 }
 
+// Reserver is a Policy whose Allow reserves something (a spend budget) that
+// the outcome settles. For every Allow that returned nil the gate calls
+// exactly one of them, once: Commit when a signature for p left the gate
+// (returned to the caller, or kept in a decline as moved), Release when
+// nothing was signed or what was signed was dropped.
+type Reserver interface {
+	Commit(ctx context.Context, p PaymentSummary)
+	Release(ctx context.Context, p PaymentSummary)
+}
+
 // PaymentSummary is what a signature grants, for an approver or a policy.
 type PaymentSummary struct {
 	Pairing string
 	H       atr.Hash
 	Request rails.Request
 	Chosen  rails.Chosen
+	// ChannelSigned is set for a payment inside a held channel (Within): the
+	// cumulative amount already signed in the channel (the hold's
+	// signedMax). A voucher grants its cumulative amount, so what it adds
+	// is that amount less ChannelSigned.
+	ChannelSigned *big.Int
 }
 
 var defaultRegistry = all.Default()

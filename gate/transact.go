@@ -82,10 +82,12 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 		}
 		out.Agreement = agreed.Receipt
 	}
-	if err := g.allow(ctx, pairing, c.H, c.Request, c.Chosen); err != nil {
+	settle, err := g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen})
+	if err != nil {
 		return nil, err
 	}
 	f, err := signSteps(ctx, p, c.Chosen, c.Request, signer, c.Bytes, c.H)
+	settle(ctx, err)
 	if err != nil {
 		return nil, err
 	}
@@ -93,21 +95,36 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 	return out, nil
 }
 
-// allow asks the policy about a payment about to be signed.
-func (g *Gate) allow(ctx context.Context, pairing string, h atr.Hash, req rails.Request, chosen rails.Chosen) error {
-	if g.Policy == nil || req == nil {
-		return nil
+// allow asks the policy about a payment about to be signed. When it allows,
+// the caller calls settle once with the outcome of the signing: nil or a
+// decline that kept the payment as moved commits what the policy reserved,
+// any other error releases it.
+func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (settle func(context.Context, error), err error) {
+	if g.Policy == nil || ps.Request == nil {
+		return noSettle, nil
 	}
-	err := g.Policy.Allow(ctx, PaymentSummary{Pairing: pairing, H: h, Request: req, Chosen: chosen})
-	if err == nil {
-		return nil
+	if err := g.Policy.Allow(ctx, ps); err != nil {
+		var d *Decline
+		if errors.As(err, &d) {
+			return nil, d
+		}
+		return nil, decline(NoPayableOption, err.Error())
 	}
-	var d *Decline
-	if errors.As(err, &d) {
-		return d
+	r, ok := g.Policy.(Reserver)
+	if !ok {
+		return noSettle, nil
 	}
-	return decline(NoPayableOption, err.Error())
+	return func(ctx context.Context, err error) {
+		var d *Decline
+		if err == nil || errors.As(err, &d) && d.Moved != nil {
+			r.Commit(ctx, ps)
+		} else {
+			r.Release(ctx, ps)
+		}
+	}, nil
 }
+
+func noSettle(context.Context, error) {}
 
 // signSteps drives the signer through at most MaxSignerCalls requests,
 // finishing after each answer (upstream-api.md §2.7).

@@ -185,7 +185,7 @@ func mustDecline(tb testing.TB, err error, code gate.Code, detail string) *gate.
 	if d == nil {
 		tb.Fatalf("err %v is no decline", err)
 	}
-	if d.Code != code || detail != "" && d.Detail != detail {
+	if d.Code != code || detail != "" && pay.DetailCode(d.Detail) != detail {
 		tb.Fatalf("decline %s / %s, want %s / %s", d.Code, d.Detail, code, detail)
 	}
 	return d

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
 )
 
@@ -22,16 +23,20 @@ const DefaultMaxPayable = 10 * time.Minute
 
 // Limit is what may be paid in one asset on one network.
 type Limit struct {
-	Network string // CAIP-2, e.g. "eip155:84532"; required
-	// Asset is the token contract (0x and 40 hex digits, any case). Empty
-	// means every asset on Network, each with its own MaxAmount and Budget;
-	// a Limit naming the asset takes precedence over it.
+	// Network is CAIP-2, exactly as the signing request names it:
+	// lowercase namespace, e.g. "eip155:84532"; required.
+	Network string
+	// Asset is the asset as the signing request names it: on eip155 the
+	// token contract (0x and 40 hex digits, any case). Empty means every
+	// asset on Network, each with its own MaxAmount and Budget; a Limit
+	// naming the asset takes precedence over it.
 	Asset string
 	// MaxAmount is the most one payment may move, in the asset's atomic
 	// units; required.
 	MaxAmount *big.Int
-	// Budget is the most all payments of this process may move in the
-	// asset, cumulatively; nil means no cumulative ceiling.
+	// Budget is the most all payments may move in the asset, cumulatively
+	// (as PolicyConfig.Budget accounts for them); nil means no cumulative
+	// ceiling.
 	Budget *big.Int
 }
 
@@ -42,12 +47,18 @@ type PolicyConfig struct {
 	// Networks, when not empty, further restricts the networks the Limits
 	// name.
 	Networks []string
-	// Payees, when not empty, are the only addresses paid (any case).
+	// Payees, when not empty, are the only addresses paid (EVM addresses in
+	// any case, others exactly).
 	Payees []string
 	// MaxPayable caps validBefore − now; zero means DefaultMaxPayable.
 	MaxPayable time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Budget accounts for the Limits' cumulative budgets; nil means a new
+	// MemoryBudget (totals that last as long as the process). Share one
+	// Budget between Policies (or processes, with a durable one) to share
+	// the totals.
+	Budget Budget
 }
 
 // Policy is a spend policy for gate.Gate.Policy (and Transport.Policy). It
@@ -58,43 +69,48 @@ type PolicyConfig struct {
 // payee allowed (policy/payee-not-allowed), amount within the asset's
 // MaxAmount (policy/amount-above-maximum), validBefore − now within
 // MaxPayable (policy/payable-too-long), and last the budget
-// (policy/budget-exhausted).
+// (policy/budget-exhausted, or policy/budget-unavailable when the Budget
+// failed). A refusal's detail goes on to name the network, the asset and
+// the amount asked: "policy/amount-above-maximum: 2000000 of
+// eip155:84532 0x036c… (at most 10000)".
+//
+// A payment in a held channel (gate.PaymentSummary.ChannelSigned set)
+// counts by what it adds to the channel's signed amount.
 //
 // The budget is reserved in Allow, atomically with its check, so concurrent
-// payments cannot overspend it. A reservation is kept even when the payment
-// later fails, because once a signature exists it may be settled whatever
-// the seller answered; Release gives it back, and the Transport calls
-// Release only when nothing was signed (a later policy, the BeforeSign hook
-// or the signer refused, or the gate declined before signing). A caller
-// using Policy directly with gate.Gate calls Release itself, once per Allow
-// that succeeded, if it knows no signature left the process.
+// payments cannot overspend it. Policy is a gate.Reserver: the gate commits
+// the reservation once a signature left it and releases it when nothing
+// was signed (a later policy, the BeforeSign hook or the signer refused,
+// or the gate dropped what was signed). A reservation is kept when the
+// signature left, whatever the seller answered: it may be settled.
 //
 // A Policy is safe for concurrent use.
 type Policy struct {
-	limits     map[limitKey]limit
+	limits     map[BudgetKey]limit // Asset "" for the network's wildcard
 	networks   map[string]bool
-	payees     map[string]bool // lowercase
+	payees     map[string]bool // assetKey spelling
 	maxPayable time.Duration
 	now        func() time.Time
+	budget     Budget
 
-	mu    sync.Mutex
-	spent map[limitKey]*big.Int // per concrete asset, lowercase
+	mu      sync.Mutex
+	pending map[rails.Request][]string // reservation ids by the request they were made for
 }
-
-type limitKey struct{ network, asset string } // asset lowercase, "" for the wildcard
 
 type limit struct{ max, budget *big.Int }
 
 var (
-	_ gate.Policy = (*Policy)(nil)
-	_ Releaser    = (*Policy)(nil)
+	_ gate.Policy   = (*Policy)(nil)
+	_ gate.Reserver = (*Policy)(nil)
 )
 
-// NewPolicy checks c and returns its policy.
+// NewPolicy checks c and returns its policy. A limit spelled other than
+// requests spell it (a namespace in capitals, a chain id with a leading
+// zero, spaces) is an error here rather than a refusal of every payment.
 func NewPolicy(c PolicyConfig) (*Policy, error) {
 	p := &Policy{
-		limits: map[limitKey]limit{}, networks: map[string]bool{}, payees: map[string]bool{},
-		maxPayable: c.MaxPayable, now: c.Now, spent: map[limitKey]*big.Int{},
+		limits: map[BudgetKey]limit{}, networks: map[string]bool{}, payees: map[string]bool{},
+		maxPayable: c.MaxPayable, now: c.Now, budget: c.Budget, pending: map[rails.Request][]string{},
 	}
 	if p.maxPayable == 0 {
 		p.maxPayable = DefaultMaxPayable
@@ -105,32 +121,117 @@ func NewPolicy(c PolicyConfig) (*Policy, error) {
 	if p.now == nil {
 		p.now = time.Now
 	}
+	if p.budget == nil {
+		p.budget = NewMemoryBudget()
+	}
 	for _, l := range c.Limits {
-		if l.Network == "" {
-			return nil, errors.New("pay: policy: a limit names no network")
+		if err := CheckNetwork(l.Network); err != nil {
+			return nil, fmt.Errorf("pay: policy: %w", err)
 		}
-		if l.Asset != "" && !evm.IsAddress(l.Asset) {
-			return nil, fmt.Errorf("pay: policy: %q is not an asset address", l.Asset)
+		if err := checkAsset(l.Network, l.Asset); err != nil {
+			return nil, fmt.Errorf("pay: policy: %w", err)
 		}
 		if l.MaxAmount == nil || l.MaxAmount.Sign() < 0 || l.Budget != nil && l.Budget.Sign() < 0 {
-			return nil, fmt.Errorf("pay: policy: the limit for %s %s needs a MaxAmount ≥ 0 and a Budget ≥ 0 if any", l.Network, l.Asset)
+			return nil, fmt.Errorf("pay: policy: the limit for %s needs a MaxAmount ≥ 0 and a Budget ≥ 0 if any", limitName(l.Network, l.Asset))
 		}
-		k := limitKey{l.Network, strings.ToLower(l.Asset)}
+		k := BudgetKey{l.Network, assetKey(l.Asset)}
 		if _, dup := p.limits[k]; dup {
-			return nil, fmt.Errorf("pay: policy: two limits for %s %s", l.Network, l.Asset)
+			return nil, fmt.Errorf("pay: policy: two limits for %s", limitName(l.Network, l.Asset))
 		}
 		p.limits[k] = limit{max: new(big.Int).Set(l.MaxAmount), budget: copyInt(l.Budget)}
 	}
 	for _, n := range c.Networks {
+		if err := CheckNetwork(n); err != nil {
+			return nil, fmt.Errorf("pay: policy: %w", err)
+		}
 		p.networks[n] = true
 	}
 	for _, a := range c.Payees {
-		if !evm.IsAddress(a) {
+		if !evm.IsAddress(a) && !isOtherAddress(a) {
 			return nil, fmt.Errorf("pay: policy: %q is not a payee address", a)
 		}
-		p.payees[strings.ToLower(a)] = true
+		p.payees[assetKey(a)] = true
 	}
 	return p, nil
+}
+
+func limitName(network, asset string) string {
+	if asset == "" {
+		return network + " (any asset)"
+	}
+	return network + " " + asset
+}
+
+// CheckNetwork reports whether network is a CAIP-2 chain id spelled as
+// signing requests spell it: a namespace of 3 to 8 lowercase letters,
+// digits or '-', a colon, and a reference of 1 to 32 letters, digits, '-'
+// or '_'; on eip155 the reference is a decimal chain id without leading
+// zeros ("eip155:84532", not "EIP155:84532" or "eip155:084532").
+func CheckNetwork(network string) error {
+	ns, ref, ok := strings.Cut(network, ":")
+	bad := func(why string) error { return fmt.Errorf("network %q is not a CAIP-2 chain id: %s", network, why) }
+	if !ok {
+		return bad("no colon between namespace and reference")
+	}
+	if len(ns) < 3 || len(ns) > 8 {
+		return bad("the namespace has 3 to 8 characters")
+	}
+	for _, r := range ns {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return bad("the namespace is lowercase letters, digits and '-'")
+		}
+	}
+	if len(ref) < 1 || len(ref) > 32 {
+		return bad("the reference has 1 to 32 characters")
+	}
+	for _, r := range ref {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return bad("the reference is letters, digits, '-' and '_'")
+		}
+	}
+	if ns == "eip155" && (strings.Trim(ref, "0123456789") != "" || ref[0] == '0') {
+		return bad("an eip155 reference is a decimal chain id without leading zeros")
+	}
+	return nil
+}
+
+// checkAsset: on eip155 an asset is a token contract; elsewhere any
+// spelling without spaces.
+func checkAsset(network, asset string) error {
+	if asset == "" {
+		return nil
+	}
+	if strings.HasPrefix(network, "eip155:") && !evm.IsAddress(asset) {
+		return fmt.Errorf("%q is not an asset address (0x and 40 hex digits) on %s", asset, network)
+	}
+	if strings.TrimSpace(asset) != asset || strings.ContainsAny(asset, " \t\r\n") {
+		return fmt.Errorf("asset %q has spaces", asset)
+	}
+	return nil
+}
+
+// isOtherAddress is a payee address of a chain other than the EVM's, as far
+// as spelling goes: 25 to 64 letters and digits (XRPL, Solana and Stellar
+// addresses all are), and no 0x prefix.
+func isOtherAddress(a string) bool {
+	if len(a) < 25 || len(a) > 64 || strings.HasPrefix(strings.ToLower(a), "0x") {
+		return false
+	}
+	for _, r := range a {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// assetKey is how an asset or an address is compared: EVM addresses
+// without regard to case, everything else exactly.
+func assetKey(a string) string {
+	if evm.IsAddress(a) {
+		return strings.ToLower(a)
+	}
+	return a
 }
 
 func copyInt(n *big.Int) *big.Int {
@@ -141,7 +242,7 @@ func copyInt(n *big.Int) *big.Int {
 }
 
 // Allow implements gate.Policy.
-func (p *Policy) Allow(_ context.Context, ps gate.PaymentSummary) error {
+func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	if p == nil {
 		return errors.New("pay: nil *Policy allows nothing") // a typed nil in gate.Policy
 	}
@@ -153,81 +254,97 @@ func (p *Policy) Allow(_ context.Context, ps gate.PaymentSummary) error {
 	if d != nil {
 		return d
 	}
-	if len(p.payees) > 0 && !p.payees[strings.ToLower(s.Payee)] {
-		return refuse(DetailPayeeNotAllowed)
+	if len(p.payees) > 0 && !p.payees[assetKey(s.Payee)] {
+		return refuseAsked(DetailPayeeNotAllowed, s, "to "+s.Payee)
 	}
 	if s.Amount.Cmp(lim.max) > 0 {
-		return refuse(DetailAmountAboveMaximum)
+		return refuseAsked(DetailAmountAboveMaximum, s, "at most "+lim.max.String())
 	}
 	if s.PayableUntil.Sub(p.now()) > p.maxPayable {
-		return refuse(DetailPayableTooLong)
+		return refuseAsked(DetailPayableTooLong, s, "payable until "+s.PayableUntil.UTC().Format(time.RFC3339)+", at most "+p.maxPayable.String())
+	}
+	id, err := p.budget.Reserve(ctx, key, s.Amount, lim.budget)
+	if errors.Is(err, ErrBudgetExhausted) {
+		return refuseAsked(DetailBudgetExhausted, s, "budget "+lim.budget.String())
+	}
+	if err != nil {
+		return refuseAsked(DetailBudgetUnavailable, s, err.Error())
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	spent := p.spent[key]
-	if spent == nil {
-		spent = new(big.Int)
-	}
-	next := new(big.Int).Add(spent, s.Amount)
-	if lim.budget != nil && next.Cmp(lim.budget) > 0 {
-		return refuse(DetailBudgetExhausted)
-	}
-	p.spent[key] = next
+	p.pending[ps.Request] = append(p.pending[ps.Request], id)
+	p.mu.Unlock()
 	return nil
+}
+
+// refuseAsked is the refusal detail, then what was asked: the amount, the
+// network and the asset, and why it is more than allowed.
+func refuseAsked(detail string, s Summary, why string) *gate.Decline {
+	return refuse(fmt.Sprintf("%s: %s of %s %s (%s)", detail, s.Amount, s.Network, s.Asset, why))
 }
 
 // limitFor finds the limit for the summary's network and asset: the one
 // naming the asset, else the network's wildcard.
-func (p *Policy) limitFor(s Summary) (limit, limitKey, *gate.Decline) {
-	key := limitKey{s.Network, strings.ToLower(s.Asset)}
+func (p *Policy) limitFor(s Summary) (limit, BudgetKey, *gate.Decline) {
+	key := BudgetKey{s.Network, assetKey(s.Asset)}
 	if len(p.networks) > 0 && !p.networks[s.Network] {
-		return limit{}, key, refuse(DetailNetworkNotAllowed)
+		return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, "no limit names the network")
 	}
 	if l, ok := p.limits[key]; ok {
 		return l, key, nil
 	}
-	if l, ok := p.limits[limitKey{s.Network, ""}]; ok {
+	if l, ok := p.limits[BudgetKey{s.Network, ""}]; ok {
 		return l, key, nil
 	}
 	for k := range p.limits {
-		if k.network == s.Network {
-			return limit{}, key, refuse(DetailAssetNotAllowed)
+		if k.Network == s.Network {
+			return limit{}, key, refuseAsked(DetailAssetNotAllowed, s, "no limit names the asset")
 		}
 	}
-	return limit{}, key, refuse(DetailNetworkNotAllowed)
+	return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, "no limit names the network")
 }
 
-// Release gives back the budget an Allow reserved for ps. Call it at most
-// once per successful Allow, and only when no signature for ps exists.
-func (p *Policy) Release(_ context.Context, ps gate.PaymentSummary) {
-	s, err := Summarize(ps)
-	if p == nil || err != nil {
+// take removes and returns the newest reservation made for ps's request.
+func (p *Policy) take(ps gate.PaymentSummary) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := p.pending[ps.Request]
+	if len(ids) == 0 {
+		return "", false
+	}
+	id := ids[len(ids)-1]
+	if len(ids) == 1 {
+		delete(p.pending, ps.Request)
+	} else {
+		p.pending[ps.Request] = ids[:len(ids)-1]
+	}
+	return id, true
+}
+
+// Commit implements gate.Reserver: what Allow reserved for ps is spent.
+func (p *Policy) Commit(ctx context.Context, ps gate.PaymentSummary) {
+	if id, ok := p.take(ps); ok {
+		_ = p.budget.Commit(ctx, id) // a reservation not committed keeps counting
+	}
+}
+
+// Release gives back the budget an Allow reserved for ps (implementing
+// gate.Reserver). Call it at most once per successful Allow, and only when
+// no signature for ps exists.
+func (p *Policy) Release(ctx context.Context, ps gate.PaymentSummary) {
+	if p == nil {
 		return
 	}
-	key := limitKey{s.Network, strings.ToLower(s.Asset)}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if spent := p.spent[key]; spent != nil {
-		spent.Sub(spent, s.Amount)
-		if spent.Sign() < 0 {
-			spent.SetInt64(0)
-		}
+	if id, ok := p.take(ps); ok {
+		_ = p.budget.Release(ctx, id) // failing, the amount stays counted: the safe side
 	}
 }
 
-// Spent is what this process has reserved so far in asset on network.
+// Spent is what has been reserved or spent so far in asset on network, as
+// the Budget counts it; nil when the Budget cannot say.
 func (p *Policy) Spent(network, asset string) *big.Int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := p.spent[limitKey{network, strings.ToLower(asset)}]; n != nil {
-		return new(big.Int).Set(n)
+	n, err := p.budget.Spent(context.Background(), BudgetKey{network, assetKey(asset)})
+	if err != nil {
+		return nil
 	}
-	return new(big.Int)
-}
-
-// Releaser is a gate.Policy that can give back what its Allow reserved. The
-// Transport calls Release on every policy that allowed a payment it then did
-// not sign.
-type Releaser interface {
-	Release(ctx context.Context, ps gate.PaymentSummary)
+	return n
 }

@@ -57,7 +57,7 @@ func refusal(err error) string {
 	if d.Code != gate.NoPayableOption {
 		return "code " + string(d.Code)
 	}
-	return d.Detail
+	return pay.DetailCode(d.Detail)
 }
 
 func TestPolicyChecks(t *testing.T) {

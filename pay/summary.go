@@ -59,7 +59,20 @@ const (
 	DetailPayableTooLong     = "policy/payable-too-long"     // validBefore − now > MaxPayable
 	DetailBudgetExhausted    = "policy/budget-exhausted"     // the asset's cumulative Budget would be exceeded
 	DetailRequestUnreadable  = "policy/request-unreadable"   // the signing request is not one Summarize reads
+	DetailBudgetUnavailable  = "policy/budget-unavailable"   // the Budget failed to reserve: nothing is signed on doubt
 )
+
+// DetailCode is a refusal detail's code: a Policy refusal's detail is the
+// code, ": ", then what was asked ("policy/amount-above-maximum: 2000000
+// of eip155:84532 0x036c… (at most 10000)"); other details are returned as
+// they are.
+func DetailCode(detail string) string {
+	if strings.HasPrefix(detail, "policy/") {
+		code, _, _ := strings.Cut(detail, ": ")
+		return code
+	}
+	return detail
+}
 
 func refuse(detail string) *gate.Decline {
 	return &gate.Decline{Code: gate.NoPayableOption, Detail: detail}

@@ -424,10 +424,26 @@ func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	return nil
 }
 
+// Commit implements gate.Reserver: a signature left the gate, so what the
+// policies that allowed reserved is spent.
+func (a *attempt) Commit(ctx context.Context, _ gate.PaymentSummary) {
+	for i := len(a.passed) - 1; i >= 0; i-- {
+		if r, ok := a.passed[i].(gate.Reserver); ok {
+			r.Commit(ctx, a.ps)
+		}
+	}
+	a.passed = nil
+}
+
+// Release implements gate.Reserver.
+func (a *attempt) Release(ctx context.Context, _ gate.PaymentSummary) { a.release(ctx) }
+
 // release gives back, newest first, what the policies that allowed reserved.
+// Once the gate settled the attempt (or after a first release) it does
+// nothing.
 func (a *attempt) release(ctx context.Context) {
 	for i := len(a.passed) - 1; i >= 0; i-- {
-		if r, ok := a.passed[i].(Releaser); ok {
+		if r, ok := a.passed[i].(gate.Reserver); ok {
 			r.Release(ctx, a.ps)
 		}
 	}

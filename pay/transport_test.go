@@ -479,7 +479,7 @@ func TestConcurrentPaymentsRespectTheBudget(t *testing.T) {
 			switch {
 			case err == nil && resp.StatusCode == 200:
 				ok++
-			case asDecline(err) != nil && asDecline(err).Detail == pay.DetailBudgetExhausted:
+			case asDecline(err) != nil && pay.DetailCode(asDecline(err).Detail) == pay.DetailBudgetExhausted:
 				exhausted++
 			default:
 				t.Errorf("%v %v", err, resp)

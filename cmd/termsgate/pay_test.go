@@ -138,7 +138,7 @@ func TestPayDeclinesAboveTheMaximum(t *testing.T) {
 	if c, _ := d.GetString("code"); c != "no-payable-option" {
 		t.Fatalf("decline %s", out)
 	}
-	if detail, _ := d.GetString("detail"); detail != "policy/amount-above-maximum" {
+	if detail, _ := d.GetString("detail"); detail != "policy/amount-above-maximum: 10000 of eip155:84532 0x036CbD53842c5426634e7929541eC2318f3dCF7e (at most 9999)" {
 		t.Fatalf("decline %s", out)
 	}
 	if s.signatures() != 0 {
@@ -276,7 +276,7 @@ func TestPayMPPDeclines(t *testing.T) {
 	t.Run("above the maximum", func(t *testing.T) {
 		s := newMPPPaySeller(t)
 		code, out, errs := runCLI(t, "", "pay", "--dev-key", "--network", tempoModerato, "--max-amount", "999999", s.ResourceURL())
-		if code != exitDeclined || !strings.Contains(out, `"policy/amount-above-maximum"`) || s.credentials() != 0 {
+		if code != exitDeclined || !strings.Contains(out, `"policy/amount-above-maximum: 1000000 of eip155:42431 0x20c0000000000000000000000000000000000000 (at most 999999)"`) || s.credentials() != 0 {
 			t.Fatalf("exit %d stdout %s: %s", code, out, errs)
 		}
 	})
