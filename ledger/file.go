@@ -1,0 +1,417 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// The embedded store's buckets. Budgets map network NUL asset to the spent
+// sum in decimal; reservations and payments map an id to a JSON record;
+// pending holds the ids of unanswered payments, so a restart finds them
+// without reading the whole journal.
+var (
+	bucketMeta         = []byte("meta")
+	bucketBudgets      = []byte("budgets")
+	bucketReservations = []byte("reservations")
+	bucketPayments     = []byte("payments")
+	bucketPending      = []byte("pending")
+	keySchema          = []byte("schema")
+)
+
+// FileOptions tune OpenFile; nil means the defaults.
+type FileOptions struct {
+	// LockTimeout is how long to wait for another process that holds the
+	// file; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+}
+
+// DefaultLockTimeout is how long OpenFile waits for a file that another
+// process holds open.
+const DefaultLockTimeout = 5 * time.Second
+
+// File is the embedded store: one file, held by one process at a time
+// (others wait for it up to FileOptions.LockTimeout). Every change is synced
+// to disk before its method returns.
+type File struct {
+	db   *bolt.DB
+	path string
+	now  func() time.Time
+}
+
+var _ Store = (*File)(nil)
+
+// OpenFile opens (creating it and its directory if need be) the embedded
+// store at path, migrating an older schema.
+func OpenFile(path string, o *FileOptions) (*File, error) {
+	timeout := DefaultLockTimeout
+	if o != nil && o.LockTimeout > 0 {
+		timeout = o.LockTimeout
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("ledger: %s is held by another process (waited %s); give each process its own --state, or share a PostgreSQL one", path, timeout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: opening %s: %w", path, err)
+	}
+	f := &File{db: db, path: path, now: time.Now}
+	if err := f.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// fileMigrations[v] brings a version-v store to version v+1.
+var fileMigrations = []func(tx *bolt.Tx) error{
+	0: func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketBudgets, bucketReservations, bucketPayments, bucketPending} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+func (f *File) migrate() error {
+	return f.db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		have := 0
+		if v := meta.Get(keySchema); v != nil {
+			if have, err = strconv.Atoi(string(v)); err != nil {
+				return fmt.Errorf("ledger: %s: unreadable schema version %q", f.path, v)
+			}
+		}
+		if have > SchemaVersion {
+			return schemaNewer(f.path, have)
+		}
+		for v := have; v < SchemaVersion; v++ {
+			if err := fileMigrations[v](tx); err != nil {
+				return fmt.Errorf("ledger: %s: migrating from schema %d: %w", f.path, v, err)
+			}
+		}
+		return meta.Put(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+	})
+}
+
+// Where is the file's path.
+func (f *File) Where() string { return f.path }
+
+// Close releases the file.
+func (f *File) Close() error { return f.db.Close() }
+
+func budgetKey(k Key) []byte { return []byte(k.Network + "\x00" + k.Asset) }
+
+type fileReservation struct {
+	Network string `json:"network"`
+	Asset   string `json:"asset"`
+	Amount  string `json:"amount"`
+	State   string `json:"state"` // "open" or "committed"
+	Created int64  `json:"created"`
+}
+
+func (f *File) update(fn func(tx *bolt.Tx) error) error {
+	err := f.db.Update(fn)
+	if err == nil || errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return &Unavailable{Err: err} // a closed file, a failed write or sync, unreadable data
+}
+
+// Reserve implements Store.
+func (f *File) Reserve(_ context.Context, k Key, amount, budget *big.Int) (string, error) {
+	if err := checkAmount(amount, budget); err != nil {
+		return "", err
+	}
+	k = k.norm()
+	now := f.now()
+	id := newID(now)
+	rec, _ := json.Marshal(fileReservation{k.Network, k.Asset, amount.String(), "open", now.UnixNano()})
+	err := f.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBudgets)
+		spent, err := readInt(b.Get(budgetKey(k)))
+		if err != nil {
+			return err
+		}
+		spent.Add(spent, amount)
+		if budget != nil && spent.Cmp(budget) > 0 {
+			return ErrBudgetExhausted
+		}
+		if err := b.Put(budgetKey(k), []byte(spent.String())); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketReservations).Put([]byte(id), rec)
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func readInt(v []byte) (*big.Int, error) {
+	n := new(big.Int)
+	if v == nil {
+		return n, nil
+	}
+	if _, ok := n.SetString(string(v), 10); !ok {
+		return nil, fmt.Errorf("ledger: unreadable amount %q", v)
+	}
+	return n, nil
+}
+
+func getReservation(tx *bolt.Tx, id string) (*fileReservation, error) {
+	v := tx.Bucket(bucketReservations).Get([]byte(id))
+	if v == nil {
+		return nil, fmt.Errorf("%w: reservation %s", ErrNotFound, id)
+	}
+	var r fileReservation
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("ledger: reservation %s is unreadable: %w", id, err)
+	}
+	return &r, nil
+}
+
+func commitIn(tx *bolt.Tx, id string) error {
+	r, err := getReservation(tx, id)
+	if err != nil {
+		return err
+	}
+	if r.State == "committed" {
+		return nil
+	}
+	r.State = "committed"
+	v, _ := json.Marshal(r)
+	return tx.Bucket(bucketReservations).Put([]byte(id), v)
+}
+
+// Commit implements Store.
+func (f *File) Commit(_ context.Context, id string) error {
+	return f.update(func(tx *bolt.Tx) error { return commitIn(tx, id) })
+}
+
+// Release implements Store.
+func (f *File) Release(_ context.Context, id string) error {
+	return f.update(func(tx *bolt.Tx) error {
+		r, err := getReservation(tx, id)
+		if err != nil {
+			return err
+		}
+		if r.State != "open" {
+			return fmt.Errorf("%w: reservation %s is committed", ErrNotFound, id)
+		}
+		amount, err := readInt([]byte(r.Amount))
+		if err != nil {
+			return err
+		}
+		b := tx.Bucket(bucketBudgets)
+		k := budgetKey(Key{r.Network, r.Asset})
+		spent, err := readInt(b.Get(k))
+		if err != nil {
+			return err
+		}
+		if spent.Sub(spent, amount).Sign() < 0 {
+			spent.SetInt64(0)
+		}
+		if err := b.Put(k, []byte(spent.String())); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketReservations).Delete([]byte(id))
+	})
+}
+
+// Spent implements Store.
+func (f *File) Spent(_ context.Context, k Key) (*big.Int, error) {
+	var n *big.Int
+	err := f.db.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = readInt(tx.Bucket(bucketBudgets).Get(budgetKey(k.norm())))
+		return err
+	})
+	if err != nil {
+		return nil, &Unavailable{Err: err}
+	}
+	return n, nil
+}
+
+// filePayment is Payment as stored.
+type filePayment struct {
+	ID           string `json:"id"`
+	Reservation  string `json:"reservation,omitempty"`
+	Created      int64  `json:"created"`
+	Pairing      string `json:"pairing"`
+	Protocol     string `json:"protocol"`
+	H            string `json:"h"`
+	URL          string `json:"url"`
+	Method       string `json:"method"`
+	HeaderName   string `json:"headerName"`
+	Header       string `json:"header"`
+	ATR          []byte `json:"atr,omitempty"`
+	Network      string `json:"network"`
+	Asset        string `json:"asset"`
+	Payer        string `json:"payer"`
+	Payee        string `json:"payee"`
+	Amount       string `json:"amount"`
+	PayableUntil int64  `json:"payableUntil"`
+	Answered     int64  `json:"answered,omitempty"`
+	Status       int    `json:"status,omitempty"`
+}
+
+func toFile(p *Payment) filePayment {
+	fp := filePayment{
+		ID: p.ID, Reservation: p.Reservation, Created: p.Created.UnixNano(), Pairing: p.Pairing, Protocol: p.Protocol,
+		H: p.H, URL: p.URL, Method: p.Method, HeaderName: p.HeaderName, Header: p.Header, ATR: p.ATR,
+		Network: p.Network, Asset: p.Asset, Payer: p.Payer, Payee: p.Payee, PayableUntil: p.PayableUntil.Unix(),
+		Status: p.Status,
+	}
+	if p.Amount != nil {
+		fp.Amount = p.Amount.String()
+	}
+	if !p.Answered.IsZero() {
+		fp.Answered = p.Answered.UnixNano()
+	}
+	return fp
+}
+
+func (fp *filePayment) payment() *Payment {
+	p := &Payment{
+		ID: fp.ID, Reservation: fp.Reservation, Created: time.Unix(0, fp.Created), Pairing: fp.Pairing, Protocol: fp.Protocol,
+		H: fp.H, URL: fp.URL, Method: fp.Method, HeaderName: fp.HeaderName, Header: fp.Header, ATR: fp.ATR,
+		Network: fp.Network, Asset: fp.Asset, Payer: fp.Payer, Payee: fp.Payee, PayableUntil: time.Unix(fp.PayableUntil, 0),
+		Status: fp.Status,
+	}
+	if fp.Amount != "" {
+		p.Amount, _ = new(big.Int).SetString(fp.Amount, 10)
+	}
+	if fp.Answered != 0 {
+		p.Answered = time.Unix(0, fp.Answered)
+	}
+	return p
+}
+
+// fill sets what Record assigns.
+func fill(p *Payment, now time.Time) error {
+	if p.Header == "" || p.HeaderName == "" || p.URL == "" {
+		return errors.New("ledger: a payment needs its URL, header name and header")
+	}
+	if p.Created.IsZero() {
+		p.Created = now
+	}
+	if p.ID == "" {
+		p.ID = newID(p.Created)
+	}
+	return nil
+}
+
+// Record implements Store.
+func (f *File) Record(_ context.Context, p *Payment) error {
+	if err := fill(p, f.now()); err != nil {
+		return err
+	}
+	v, err := json.Marshal(toFile(p))
+	if err != nil {
+		return err
+	}
+	return f.update(func(tx *bolt.Tx) error {
+		if p.Reservation != "" {
+			if err := commitIn(tx, p.Reservation); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket(bucketPayments).Put([]byte(p.ID), v); err != nil {
+			return err
+		}
+		if p.Pending() {
+			return tx.Bucket(bucketPending).Put([]byte(p.ID), nil)
+		}
+		return nil
+	})
+}
+
+// Answer implements Store.
+func (f *File) Answer(_ context.Context, id string, status int) error {
+	now := f.now()
+	return f.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketPayments)
+		v := b.Get([]byte(id))
+		if v == nil {
+			return fmt.Errorf("%w: payment %s", ErrNotFound, id)
+		}
+		var fp filePayment
+		if err := json.Unmarshal(v, &fp); err != nil {
+			return fmt.Errorf("ledger: payment %s is unreadable: %w", id, err)
+		}
+		fp.Answered, fp.Status = now.UnixNano(), status
+		nv, _ := json.Marshal(fp)
+		if err := b.Put([]byte(id), nv); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketPending).Delete([]byte(id))
+	})
+}
+
+// Unanswered implements Store.
+func (f *File) Unanswered(_ context.Context, url string) ([]*Payment, error) {
+	var out []*Payment
+	err := f.db.View(func(tx *bolt.Tx) error {
+		payments := tx.Bucket(bucketPayments)
+		return tx.Bucket(bucketPending).ForEach(func(id, _ []byte) error {
+			p, err := decodePayment(payments.Get(id))
+			if err != nil {
+				return err
+			}
+			if url == "" || p.URL == url {
+				out = append(out, p)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, &Unavailable{Err: err}
+	}
+	return out, nil
+}
+
+func decodePayment(v []byte) (*Payment, error) {
+	var fp filePayment
+	if err := json.Unmarshal(v, &fp); err != nil {
+		return nil, fmt.Errorf("ledger: a journaled payment is unreadable: %w", err)
+	}
+	return fp.payment(), nil
+}
+
+// Payments implements Store.
+func (f *File) Payments(_ context.Context, limit int) ([]*Payment, error) {
+	var out []*Payment
+	err := f.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketPayments).Cursor()
+		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
+			p, err := decodePayment(v)
+			if err != nil {
+				return err
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &Unavailable{Err: err}
+	}
+	return out, nil
+}
