@@ -11,7 +11,7 @@ import (
 	"github.com/termsgate/termsgate/rails/x402"
 )
 
-// Bounds of the exchange (upstream-api.md §7).
+// Bounds of the exchange (docs/protocol.md, "The agreement exchange").
 const (
 	UnpaidDeadline   = 10 * time.Second
 	ExchangeSlack    = 180 * time.Second // added to maxTimeoutSeconds for the whole paid loop

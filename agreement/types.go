@@ -1,4 +1,4 @@
-// Package agreement runs the agreement exchange (upstream-api.md §7): for a
+// Package agreement runs the agreement exchange (docs/protocol.md, "The agreement exchange"): for a
 // pairing whose payment is no public proof of H (a card, a checkout in which
 // the buyer signs nothing), the offer names an agreement URL, an x402
 // resource for the same H whose payment is a public proof. The buyer pays
@@ -81,7 +81,7 @@ const (
 	CodeHashMismatch    = "hash-mismatch"
 )
 
-// The detail sentences of upstream-api.md §3.2, exactly.
+// The detail sentences the vectors pin, exactly.
 const (
 	DetailRedirect         = "The agreement URL answered with a redirect."
 	DetailCoding           = "The agreement URL served a content coding other than identity."

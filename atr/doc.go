@@ -3,7 +3,7 @@
 // bytes, the one https-link rule links and agreement URLs must pass, the
 // bounded fetch of the record, and a dialer that refuses non-public addresses.
 //
-// The rules follow the upstream gate (upstream-api.md §1.1, §4, §5, §9.7) so
+// The rules follow the upstream gate (docs/protocol.md: "Terms", "Fetching the ATR", "Links", "Public addresses") so
 // that one link, one body and one hash mean the same thing here as there.
 //
 // Two details make the Go side match upstream where net/url and net/http

@@ -22,13 +22,13 @@ const MaxBytes = 1 << 20
 // body, so that a slow seller cannot hold a buyer's payment open by trickling.
 const FetchTimeout = 10 * time.Second
 
-// The decline codes a fetch can end in (upstream-api §3.1).
+// The decline codes a fetch can end in (docs/protocol.md, "Declines").
 const (
 	CodeUnfetchable = "atr-unfetchable"
 	CodeTooLarge    = "atr-too-large"
 )
 
-// The fetch detail sentences of upstream-api §3.2, written exactly.
+// The fetch detail sentences the vectors pin, written exactly.
 const (
 	DetailRedirect    = "The link answered with a redirect."
 	DetailCoding      = "The link served a content coding other than identity."
@@ -58,7 +58,7 @@ func unfetchable(detail string) error { return &FetchError{Code: CodeUnfetchable
 
 func tooLarge() error { return &FetchError{Code: CodeTooLarge, Detail: DetailTooLarge} }
 
-// Fetcher performs the ATR fetch of upstream-api §4. The zero value is ready:
+// Fetcher performs the ATR fetch of docs/protocol.md, "Fetching the ATR". The zero value is ready:
 // it uses a client that connects only to public addresses.
 type Fetcher struct {
 	// Client sends the request; nil means a shared NewClient(false).

@@ -625,7 +625,8 @@ func TestFetchOddDoers(t *testing.T) {
 		t.Fatal("a typed-nil client fetched from loopback")
 	}
 	var nilFetcher *Fetcher
-	if _, err := nilFetcher.Fetch(nil, "http://x/"); err == nil { //nolint:staticcheck // a nil context must not panic
+	//lint:ignore SA1012 a nil context must not panic
+	if _, err := nilFetcher.Fetch(nil, "http://x/"); err == nil {
 		t.Fatal("nil fetcher fetched an http link")
 	}
 }

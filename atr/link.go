@@ -13,7 +13,7 @@ const MaxLinkUnits = 2048
 // maxDNSName is RFC 1123's bound on a host name without its trailing dot.
 const maxDNSName = 253
 
-// IsHTTPSLink is the one https-link rule (upstream-api §5.1) every ATR link and
+// IsHTTPSLink is the one https-link rule (docs/protocol.md, "Links") every ATR link and
 // agreement URL must pass. It is deliberately narrower than "parses as https":
 // the raw text must already be clean (no whitespace, controls or backslash, so
 // nothing is silently stripped or rewritten on the way), name a host (a DNS
@@ -91,7 +91,7 @@ func isLinkForbidden(r rune) bool {
 // dot (at most 253 characters without it), then optionally ':' and up to five
 // digits whose value, when there are any, is at most 65535.
 func hostPortShape(a string) bool {
-	var host, port string
+	var port string
 	hasPort := false
 	if strings.HasPrefix(a, "[") {
 		end := strings.IndexByte(a, ']')
@@ -103,7 +103,6 @@ func hostPortShape(a string) bool {
 				return false
 			}
 		}
-		host = a[:end+1]
 		switch tail := a[end+1:]; {
 		case tail == "":
 		case tail[0] == ':':
@@ -112,7 +111,7 @@ func hostPortShape(a string) bool {
 			return false
 		}
 	} else {
-		host = a
+		host := a
 		if i := strings.IndexByte(a, ':'); i >= 0 {
 			host, port, hasPort = a[:i], a[i+1:], true
 		}
@@ -204,7 +203,7 @@ func (v LinkVerdict) String() string {
 	return "LinkVerdict(?)"
 }
 
-// CheckLink applies the 2048-unit bound and then §5.2's split. A value of
+// CheckLink applies the 2048-unit bound and then the other-scheme split (docs/protocol.md, "Links"). A value of
 // another scheme is recognised with WHATWG's parser, as upstream's
 // URL.canParse does, after its trimming of leading and trailing C0 controls
 // and spaces, so " http://x/ " is another scheme while "http://" (no host) is

@@ -151,7 +151,7 @@ var linkCases = []linkCase{
 	{"truncated sequence", "https://a.example/\xe2\x82", false, LinkMalformed},
 	{"invalid http", "http://a.example/\xff", false, LinkOtherScheme},
 
-	// Other schemes (§5.2).
+	// Other schemes (docs/protocol.md, "Links").
 	{"http", "http://a.example/", false, LinkOtherScheme},
 	{"ftp", "ftp://a.example/", false, LinkOtherScheme},
 	{"urn", "urn:x", false, LinkOtherScheme},

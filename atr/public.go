@@ -17,7 +17,7 @@ import (
 var ErrNotPublic = errors.New("not a public address")
 
 // IPv4 blocks that are not globally reachable, plus multicast and reserved
-// space (upstream-api §9.7, from the IANA special-purpose registries).
+// space (docs/protocol.md, "Public addresses", from the IANA special-purpose registries).
 var v4NotPublic = prefixes(
 	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 	"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",

@@ -17,7 +17,7 @@ import (
 )
 
 func TestIsPublicAddrPinned(t *testing.T) {
-	// upstream-api §9.7's pinned examples.
+	// the reference gate's pinned examples (docs/protocol.md, "Public addresses").
 	refused := []string{"::", "::1", "::ffff:127.0.0.1", "::ffff:a9fe:a9fe", "64:ff9b::7f00:1", "64:ff9b:1::1",
 		"100::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fc00::1", "fd12:3456:789a::1", "fe80::1", "febf::1",
 		"fec0::1", "ff02::1", "169.254.169.254", "198.19.255.255"}
@@ -35,7 +35,7 @@ func TestIsPublicAddrPinned(t *testing.T) {
 	}
 }
 
-// TestIsPublicAddrBoundaries walks the edges of every range of §9.7.
+// TestIsPublicAddrBoundaries walks the edges of every range of docs/protocol.md, "Public addresses".
 func TestIsPublicAddrBoundaries(t *testing.T) {
 	cases := map[string]bool{ // address → public
 		"0.0.0.0": false, "0.255.255.255": false, "1.0.0.0": true,

@@ -46,7 +46,7 @@ type Agreed struct {
 	Receipt *AgreementReceipt
 }
 
-// Agree runs the agreement exchange for atrBytes at url (upstream-api.md §7):
+// Agree runs the agreement exchange for atrBytes at url (docs/protocol.md, "The agreement exchange"):
 // the first call (no Approved) makes one unpaid request and returns the
 // payment to approve, signing nothing; the second, given that payment
 // unchanged, pays it and returns the receipt. Cancelling ctx before the

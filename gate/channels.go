@@ -12,7 +12,7 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// The channel calls (upstream-api.md §8). The ATR is compared once, when a
+// The channel calls (docs/protocol.md, "Channels"). The ATR is compared once, when a
 // channel opens (an ordinary Transact, or Confirm and Finish). OpenChannel
 // turns that opening into a Hold: the bytes, the signed opening and the
 // channel it names, kept together. Within signs the next payment in a held
@@ -55,7 +55,7 @@ func detailNotKind(k rails.ChannelKind) string {
 }
 
 // codeMemberFailed is the refusal a channel member that panicked or failed
-// without a refusal stands for (upstream-api.md §1.6).
+// without a refusal stands for (docs/protocol.md, "Declines").
 const codeMemberFailed = "member-failed"
 
 // isDecimal is a hold's amount: 1 to 78 digits (any uint256 fits).
@@ -68,7 +68,7 @@ func amount(s string) *big.Int {
 }
 
 // Hold is a channel the buyer opened for an ATR it compared
-// (upstream-api.md §8.1). Its JSON form is
+// (docs/protocol.md, "Channels"). Its JSON form is
 // {pairing, network, channel, h, atr, opening, charged, signedMax}; members
 // beyond those are tolerated and carried along in Extra.
 type Hold struct {
@@ -95,7 +95,7 @@ func isHoldKey(k string) bool {
 	return false
 }
 
-// JSON is the hold's wire form: the eight members in §8.1's order, then the
+// JSON is the hold's wire form: the eight members in their documented order, then the
 // extra ones (never one that would shadow the eight).
 func (h *Hold) JSON() *jsonv.Object {
 	o := jsonv.Obj("pairing", h.Pairing, "network", h.Network, "channel", h.Channel, "h", h.H,
@@ -170,7 +170,7 @@ func (g *Gate) channelOf(pairing string) (rails.Pairing, rails.Channel, error) {
 // OpenChannel takes a channel pairing's signed opening (Transacted.Signed,
 // or Finished.Signed) and the ATR bytes compared for it, with the landed
 // receipt the gate returned beside the opening where it returned one
-// (upstream-api.md §8.2). The opening must open a channel, carry the hash of
+// (docs/protocol.md, "Channels", opening). The opening must open a channel, carry the hash of
 // these bytes and name its channel; the hold keeps the three together, with
 // nothing charged yet. It signs nothing.
 func (g *Gate) OpenChannel(atrBytes []byte, pairing string, opened, landed jsonv.Value) (*Hold, error) {
@@ -252,7 +252,7 @@ func (w *WithinResult) JSON() *jsonv.Object {
 }
 
 // Within signs one later payment, or the close, in a held channel
-// (upstream-api.md §8.3, §8.5). doc is the seller's new document (for MPP,
+// (docs/protocol.md, "Channels", paying within). doc is the seller's new document (for MPP,
 // the challenge list); refund nil asks for a voucher of the recorded charge
 // plus the challenge's amount, &Refund{} for the close at the recorded
 // charge. inputs are the buyer's inputs: nil, or an object.
@@ -292,11 +292,11 @@ func (g *Gate) Within(ctx context.Context, doc jsonv.Value, hold *Hold, pairing 
 		return nil, err
 	}
 	if ns != "mpp" {
-		// x402 batch settlement's path (§8.4) comes with that pairing.
+		// x402 batch settlement's path comes with that pairing.
 		return nil, decline(PairingNotSupported, detailNoInChannel(p.ID()))
 	}
 	if refund != nil && refund.Amount != nil {
-		// A partial refund: no MPP session builds one (§8.5 step 1).
+		// A partial refund: no MPP session builds one.
 		return nil, decline(PairingNotSupported, ns+rails.SuffixWithinActionNotBuilt)
 	}
 	challenge, err := withinChallenge(p, doc, hold)
@@ -323,7 +323,7 @@ func (g *Gate) Within(ctx context.Context, doc jsonv.Value, hold *Hold, pairing 
 	return g.signWithin(ctx, ch, built, w, hold, h, signer)
 }
 
-// heldHash re-checks the hold before any of it is used (§8.3 steps 5–8):
+// heldHash re-checks the hold before any of it is used:
 // its bytes decode and hash to its h, its opening carries that hash and
 // names its channel. It returns the hash of the held bytes.
 func heldHash(p rails.Pairing, ch rails.Channel, hold *Hold) (atr.Hash, error) {
@@ -351,7 +351,7 @@ func heldHash(p rails.Pairing, ch rails.Channel, hold *Hold) (atr.Hash, error) {
 }
 
 // withinChallenge is the challenge of an MPP document that the payment
-// answers (§8.5 step 2): among the first 32 entries, the first that names no
+// answers: among the first 32 entries, the first that names no
 // channel and offers the pairing on the held network, or names a channel of
 // the pairing on the held network. A named channel must be the held one.
 // Anything else in the document is skipped, so a document that is not a
@@ -416,8 +416,7 @@ func offersOn(c *jsonv.Object, pairing, network string) bool {
 }
 
 // challengeCharge is what the challenge asks for (its request.amount), once
-// its opaque, if it has one, names no other ATR than the held one (§8.5
-// steps 4–5).
+// its opaque, if it has one, names no other ATR than the held one.
 func challengeCharge(c *jsonv.Object, h atr.Hash) (*big.Int, error) {
 	if v, has := c.Get("opaque"); has {
 		s, _ := v.(string)
@@ -449,7 +448,7 @@ func challengeCharge(c *jsonv.Object, h atr.Hash) (*big.Int, error) {
 }
 
 // signWithin asks the policy, signs the built payment as one batch and
-// checks what came back (§8.4 steps 8–14).
+// checks what came back.
 func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InChannel, w rails.Within, hold *Hold, h atr.Hash, signer Signer) (*WithinResult, error) {
 	reqs, err := call(codeMemberFailed, func() ([]rails.Request, error) { return built.Requests(), nil })
 	if err != nil || len(reqs) == 0 {
@@ -518,7 +517,7 @@ func (g *Gate) signBatch(ctx context.Context, ch rails.Channel, batch *jsonv.Obj
 }
 
 // RecordCharge records the seller's cumulative charge in the channel
-// (upstream-api.md §8.6): a decimal no lower than the charge already
+// (docs/protocol.md, "Channels", recording a charge): a decimal no lower than the charge already
 // recorded and no higher than the largest amount signed. It returns the new
 // hold, with the charge written without leading zeros.
 func RecordCharge(hold *Hold, charged string) (*Hold, error) {

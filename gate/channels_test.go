@@ -332,7 +332,7 @@ func oneAnswer(v jsonv.Value) func(context.Context, rails.Request) (jsonv.Value,
 	return func(context.Context, rails.Request) (jsonv.Value, error) { return v, nil }
 }
 
-// TestWithinDeclines: every decline of §8.3 and §8.5, in order, with the
+// TestWithinDeclines: every decline of paying within (docs/protocol.md, "Channels"), in order, with the
 // signer calls each allows.
 func TestWithinDeclines(t *testing.T) {
 	_, hold, o := held(t)

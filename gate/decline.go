@@ -5,7 +5,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 )
 
-// Code is one of the twelve decline codes (upstream-api.md §3). Program
+// Code is one of the twelve decline codes (docs/protocol.md, "Declines"). Program
 // against the code; the detail is for people and logs.
 type Code string
 
@@ -25,7 +25,7 @@ const (
 )
 
 // Codes the MCP server adds for sealed values it did not hand out unchanged
-// (upstream-api.md §9.6); the library never produces them.
+// (docs/protocol.md, "The MCP server"); the library never produces them.
 const (
 	ChosenUnverified  Code = "chosen-unverified"
 	HoldUnverified    Code = "hold-unverified"

@@ -1,7 +1,7 @@
 // Package gate is the only place that orders the checks: read the seller's
 // offer, choose, check the link, fetch the ATR, compare SHA-256 of its bytes
 // with the advertised H, build with the computed H, and only then sign, and
-// after signing read H back out of what was signed (upstream-api.md §2).
+// after signing read H back out of what was signed (docs/protocol.md, "Confirm, finish, check").
 //
 // Every protocol outcome is a value: functions return (result, error) where
 // the error is a *Decline (errors.As) with one of the twelve codes. Nothing
@@ -150,7 +150,7 @@ type Confirmed struct {
 }
 
 // Confirm runs the checks up to the signing request, in the order of
-// upstream-api.md §2.1. It never calls a signer.
+// docs/protocol.md, "Confirm, finish, check". It never calls a signer.
 //
 // inputs are the buyer's inputs as JSON: nil for none, else an object
 // (anything else is declined no-payable-option, <ns>/input-malformed, before
@@ -259,7 +259,7 @@ type Finished struct {
 
 // Finish joins a signature to the payment chosen by Confirm (which may have
 // run in another process) and releases it only if what was signed carries the
-// hash of bytes (upstream-api.md §2.2). For a multi-step payment pass every
+// hash of bytes (docs/protocol.md, "Confirm, finish, check"). For a multi-step payment pass every
 // answer so far, in order, as a []jsonv.Value.
 func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
 	p, d := g.lookup(pairing)
@@ -341,7 +341,7 @@ func movedSigned(m *Moved, signed jsonv.Value) *Moved {
 }
 
 // Check re-verifies a held payment against kept bytes: the payment must carry
-// their hash (upstream-api.md §2.3).
+// their hash (docs/protocol.md, "Confirm, finish, check").
 func (g *Gate) Check(bytes []byte, pairing string, presented jsonv.Value) (atr.Hash, error) {
 	p, d := g.lookup(pairing)
 	if d != nil {

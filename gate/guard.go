@@ -28,8 +28,8 @@ func protect[T any](f func() (T, error)) (out T, err error) {
 }
 
 // call is protect with a throw reported as the refusal failCode
-// (upstream-api.md §1.6: a throw in build is <ns>/build-failed, in bound
-// bound-failed).
+// (docs/protocol.md, "Declines": a throw in build is <ns>/build-failed,
+// in bound bound-failed).
 func call[T any](failCode string, f func() (T, error)) (T, error) {
 	out, err := protect(f)
 	if errors.Is(err, errThrew) {

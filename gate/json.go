@@ -10,7 +10,7 @@ import (
 )
 
 // The JSON forms the CLI and the MCP tools print, in the reference's shapes
-// (upstream-api.md §9.3): byte strings as 0x hex, the ATR as
+// (docs/protocol.md, "The MCP server", results): byte strings as 0x hex, the ATR as
 // {base64, utf8|null}.
 
 // ATRJSON is the ATR's bytes as {base64, utf8}: standard padded base64, and

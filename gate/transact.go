@@ -43,7 +43,7 @@ type Transacted struct {
 
 // Transact confirms the offer, runs the agreement exchange when the pairing's
 // payment is no public proof, asks the policy, signs with signer and
-// finishes (upstream-api.md §2.4). The signer is called only after the ATR's
+// finishes (docs/protocol.md, "Transact"). The signer is called only after the ATR's
 // hash matched (and, where one is needed, after the agreement's receipt), at
 // most twice for the payment.
 func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, signer Signer, opts *TransactOptions) (*Transacted, error) {
@@ -127,7 +127,7 @@ func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (settle func(contex
 func noSettle(context.Context, error) {}
 
 // signSteps drives the signer through at most MaxSignerCalls requests,
-// finishing after each answer (upstream-api.md §2.7).
+// finishing after each answer (docs/protocol.md, "Transact", the signing steps).
 func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first rails.Request, signer Signer, bytes []byte, h atr.Hash) (*Finished, error) {
 	if first == nil {
 		f, err := finish(p, bytes, h, chosen, nil)

@@ -8,7 +8,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 )
 
-// The channel tools (upstream-api.md §9.4, §9.6). The server keeps no
+// The channel tools (docs/protocol.md, "The MCP server"). The server keeps no
 // channel: the agent keeps the hold, sealed under label hold, and passes it
 // back; an opening reaches atr_channel_open only with the mac atr_finish or
 // atr_transact put beside it (label opening), so a hold is only ever made

@@ -313,7 +313,7 @@ type result struct {
 }
 
 // call runs a tool with args (a jsonv object, sent member for member) and
-// checks the envelope of §9.3.
+// checks the envelope of docs/protocol.md, "The MCP server", results.
 func call(t testing.TB, cs *gosdk.ClientSession, tool string, args *jsonv.Object) result {
 	t.Helper()
 	validateInput(t, tool, jsonv.Marshal(args))
@@ -509,10 +509,9 @@ func hashOf(b []byte) string { return atr.Sum(b).String() }
 // rawSession speaks JSON-RPC lines to a stdio server directly, for messages
 // no SDK would send.
 type rawSession struct {
-	t   testing.TB
-	w   io.Writer
-	r   *bufio.Reader
-	seq int
+	t testing.TB
+	w io.Writer
+	r *bufio.Reader
 }
 
 func (r *rawSession) send(line string) {

@@ -4,7 +4,7 @@ import "strings"
 
 // baseInstructions is what an agent is told on connecting (and what
 // docs/mcp.md repeats). Our own words for the behaviour upstream's skill asks
-// for (upstream-api.md §9.10).
+// for (docs/protocol.md, "The MCP server", instructions).
 const baseInstructions = `termsgate checks a seller's terms before you pay. A paid offer (an x402 PAYMENT-REQUIRED, an MPP challenge) advertises the hash of its terms record, the ATR; termsgate fetches the ATR, checks that SHA-256 of its exact bytes is that hash, and builds the payment with the hash bound in, so the payment itself says which terms it accepts.
 
 How to pay:

@@ -10,7 +10,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 )
 
-// The result envelope (upstream-api.md §9.3): structuredContent, and one
+// The result envelope (docs/protocol.md, "The MCP server", results): structuredContent, and one
 // text block that is exactly its JSON, as JSON.stringify writes it. Both come
 // from one jsonv.Marshal, so they cannot differ. (On the wire encoding/json
 // may escape characters such as '<' inside structuredContent; the value is

@@ -15,7 +15,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 )
 
-// Seals (upstream-api.md §9.6). The server keeps nothing between calls: what
+// Seals (docs/protocol.md, "The MCP server"). The server keeps nothing between calls: what
 // a later call must trust (the chosen payment today; a channel's hold and
 // opening with the channel tools) goes back to the agent with an HMAC-SHA-256
 // mac, and comes back refused if anything in it changed. A label keeps one

@@ -1,5 +1,5 @@
 // Package mcpserver offers the buyer gate to AI agents as MCP tools
-// (upstream-api.md §9), served with github.com/mark3labs/mcp-go over stdio
+// (docs/protocol.md, "The MCP server"), served with github.com/mark3labs/mcp-go over stdio
 // or streamable HTTP.
 //
 // The tools are the gate's steps: atr_read (what an offer advertises; no

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -21,15 +22,16 @@ import (
 // in ends (then in-flight calls finish and are answered) or ctx is done
 // (then they are cancelled). Each line is checked (wire.go) before mcp-go
 // reads it; a refused line is answered with a JSON-RPC error and never
-// reaches a tool. Diagnostics go to logw (nil: discarded), never to out.
+// reaches a tool. Diagnostics go to log (nil: discarded), never to out;
+// *slog.Logger like pay.Transport's Logger, so one handler serves both.
 //
 // This is our own loop around mcp-go's HandleMessage rather than mcp-go's
 // StdioServer: that one keeps one session per process and decodes every
 // line several times over; here each connection has its own session, and a
 // line is decoded by mcp-go only once it passed the check.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer) error {
-	if logw == nil {
-		logw = io.Discard
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	sess := newStdioSession()
 	if err := s.mcp.RegisterSession(ctx, sess); err != nil {
@@ -43,11 +45,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 	write := func(m any) {
 		b, err := json.Marshal(m)
 		if err != nil {
-			fmt.Fprintf(logw, "termsgate mcp: cannot write a message: %v\n", err)
+			log.Error("cannot encode a message", "err", err)
 			return
 		}
 		if _, err := w.Write(append(b, '\n')); err != nil {
-			fmt.Fprintf(logw, "termsgate mcp: writing: %v\n", err)
+			log.Error("writing", "err", err)
 		}
 	}
 
@@ -97,7 +99,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 		}
 		if !info.request {
 			// Notifications (cancellations among them) in order, at once.
-			s.dispatch(ctx, msg, logw)
+			s.dispatch(ctx, msg, log)
 			continue
 		}
 		select {
@@ -108,7 +110,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 		calls.Add(1)
 		go func() {
 			defer func() { <-slots; calls.Done() }()
-			if resp := s.dispatch(ctx, msg, logw); resp != nil {
+			if resp := s.dispatch(ctx, msg, log); resp != nil {
 				write(resp)
 			}
 		}()
@@ -156,10 +158,10 @@ const maxInFlight = 32
 
 // dispatch hands one checked message to mcp-go. A panic below is answered
 // as an internal error, never allowed to end the process.
-func (s *Server) dispatch(ctx context.Context, msg []byte, logw io.Writer) (resp mcp.JSONRPCMessage) {
+func (s *Server) dispatch(ctx context.Context, msg []byte, log *slog.Logger) (resp mcp.JSONRPCMessage) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(logw, "termsgate mcp: recovered: %v\n", r)
+			log.Error("recovered from a panic", "panic", r)
 			var head struct {
 				ID any `json:"id"`
 			}

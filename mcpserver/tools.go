@@ -13,7 +13,7 @@ import (
 
 func hint(b bool) *bool { return &b }
 
-// The annotations of upstream-api.md §9.4. "Read-only" is the gate's view:
+// The annotations of docs/protocol.md, "The MCP server". "Read-only" is the gate's view:
 // confirm fetches (open world) but signs and sends nothing.
 var (
 	readOnlyClosed = mcp.ToolAnnotation{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)}
@@ -22,7 +22,7 @@ var (
 )
 
 // toolSet is the tools of this configuration, in the order an agent uses
-// them (upstream-api.md §9.2, plus atr_read).
+// them (docs/protocol.md, "The MCP server").
 func (s *Server) toolSet() []toolDef {
 	tools := []toolDef{
 		define[readArgs, readOut]("atr_read", "Read an offer",

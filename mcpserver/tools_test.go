@@ -66,7 +66,7 @@ func TestToolLists(t *testing.T) {
 	}
 }
 
-// checkAnnotations pins upstream-api.md §9.4's hints.
+// checkAnnotations pins the hints of docs/protocol.md, "The MCP server".
 func checkAnnotations(t *testing.T, tool *gosdk.Tool) {
 	t.Helper()
 	a := tool.Annotations

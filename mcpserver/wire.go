@@ -103,10 +103,9 @@ func checkMessage(msg []byte) (message, *wireError) {
 // when the refusal comes before it, and a refusal can be answered to the
 // request it refuses.
 type scanner struct {
-	data  []byte
-	pos   int
-	path  []string
-	depth int
+	data []byte
+	pos  int
+	path []string
 
 	topObject   bool
 	hasMethod   bool

@@ -7,7 +7,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 )
 
-// Channels (upstream-api.md §2.8, §8). A channel pairing's payment opens a
+// Channels (docs/protocol.md, "The pairing contract", "Channels"). A channel pairing's payment opens a
 // channel (an escrow deposit, a session) that later payments spend from.
 // The ATR is compared once, at the opening; the buyer keeps a hold (the
 // bytes, the signed opening and the channel it names), and the gate signs a

@@ -85,7 +85,7 @@ type Completion struct {
 	Next   Request
 }
 
-// Pairing is the contract every pairing implements (upstream-api.md §2.8).
+// Pairing is the contract every pairing implements (docs/protocol.md, "The pairing contract").
 // Every method must be deterministic given its arguments: Finish rebuilds
 // from Chosen and must arrive at the request that was signed.
 type Pairing interface {

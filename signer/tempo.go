@@ -18,7 +18,7 @@ import (
 	"github.com/termsgate/termsgate/rails/tempo"
 )
 
-// The Tempo request kinds (pairings-evm-tempo.md §A.9): tempo-call and
+// The Tempo request kinds (docs/protocol.md, "Accounts, inputs and signing requests"): tempo-call and
 // tempo-calls, one Tempo (0x76) transaction of the calls, answered with the
 // signed transaction, or when broadcast with {hash, landed?}; and
 // tempo-key-authorization, answered with the root key's signature of the

@@ -1,7 +1,8 @@
 package vectors_test
 
 // buyer.json BA1–BA11 and BE2, and the newer rows BA12–BA19 that
-// vectors-reference.md specifies in words, built with buyer.json's fixtures.
+// the published vector reference
+// (https://agenticterms.integraledger.com/reference/vectors) specifies in words, built with buyer.json's fixtures.
 
 import (
 	"bytes"
@@ -197,7 +198,7 @@ func TestAgreement(t *testing.T) {
 		}
 		return steps
 	}
-	run := func(t *testing.T, name string) (*agreementCase, *gate.Transacted, error, *jsonv.Object) {
+	run := func(t *testing.T, name string) (*agreementCase, *gate.Transacted, *jsonv.Object, error) {
 		r := rows(name)
 		c := newAgreementCase(t, f, s, nil)
 		c.script.steps = stepsOf(t, c, get(t, r, "input", "agreement"))
@@ -206,10 +207,10 @@ func TestAgreement(t *testing.T) {
 			approve = get(t, in, "approve") == true
 		}
 		res, err := c.transact(t, approve)
-		return c, res, err, obj(t, r, "expect")
+		return c, res, obj(t, r, "expect"), err
 	}
 	paidLikeBA1 := func(t *testing.T, name string) {
-		c, res, err, exp := run(t, name)
+		c, res, exp, err := run(t, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,12 +246,12 @@ func TestAgreement(t *testing.T) {
 
 	t.Run("BA1", func(t *testing.T) { paidLikeBA1(t, "BA1") })
 	t.Run("BA2", func(t *testing.T) {
-		c, _, err, _ := run(t, "BA2")
+		c, _, _, err := run(t, "BA2")
 		wantDecline(t, err, gate.HashMismatch, "The agreement challenge advertises another ATR hash.")
 		c.wantCounts(t, 0, 1, 0)
 	})
 	pendingAt240 := func(t *testing.T, name string) {
-		c, _, err, exp := run(t, name)
+		c, _, exp, err := run(t, name)
 		d := wantDecline(t, err, gate.AgreementPending, "The agreement payment was sent and is not yet recorded.")
 		if d.Moved == nil {
 			t.Fatal("the sent agreement payment is not kept as moved")
@@ -271,7 +272,7 @@ func TestAgreement(t *testing.T) {
 	}
 	t.Run("BA3", func(t *testing.T) { pendingAt240(t, "BA3") })
 	t.Run("BA4", func(t *testing.T) {
-		c, _, err, exp := run(t, "BA4")
+		c, _, exp, err := run(t, "BA4")
 		d := wantDecline(t, err, gate.AgreementFailed, "The agreement receipt names another ATR hash.")
 		c.wantCounts(t, 1, 1, 1)
 		c.wantApproval(t, get(t, exp, "approval"))
@@ -307,7 +308,7 @@ func TestAgreement(t *testing.T) {
 	})
 	t.Run("BA7", func(t *testing.T) { paidLikeBA1(t, "BA7") })
 	t.Run("BA8", func(t *testing.T) {
-		c, res, err, exp := run(t, "BA8")
+		c, res, exp, err := run(t, "BA8")
 		if err != nil || res.Approve == nil || res.Signed != nil {
 			t.Fatalf("want an approval request, got %v, %v", res, err)
 		}

@@ -122,11 +122,11 @@ func (s *stub) Bound(presented jsonv.Value) (string, error) {
 }
 
 // transactD pays doc through the gate with a counting signer.
-func (f *buyerFixture) transact(t *testing.T, s *atrSeller, reg *rails.Registry, doc jsonv.Value) (*gate.Transacted, error, *countingSigner) {
+func (f *buyerFixture) transact(t *testing.T, s *atrSeller, reg *rails.Registry, doc jsonv.Value) (*gate.Transacted, *countingSigner, error) {
 	t.Helper()
 	sg := newCountingSigner(t, f.key, f.network)
 	res, err := s.gateFor(f.now, reg).Transact(context.Background(), doc, pairing, sg, nil)
-	return res, err, sg
+	return res, sg, err
 }
 
 func signedNonce(t *testing.T, signed jsonv.Value) string {
@@ -151,7 +151,7 @@ func TestBuyer(t *testing.T) {
 
 	mismatch := func(t *testing.T, doc jsonv.Value, served []byte) {
 		s.serveBytes(served)
-		_, err, sg := f.transact(t, s, nil, doc)
+		_, sg, err := f.transact(t, s, nil, doc)
 		wantDecline(t, err, gate.HashMismatch, gate.DetailHashMismatch)
 		if n := sg.calls.Load(); n != 0 {
 			t.Fatalf("signer called %d times", n)
@@ -237,7 +237,7 @@ func TestBuyer(t *testing.T) {
 		}
 		b6Signed = fin.Signed
 		// And Transact, end to end, makes the same payment.
-		tr, err, _ := f.transact(t, s, nil, f.D)
+		tr, _, err := f.transact(t, s, nil, f.D)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestBuyer(t *testing.T) {
 		s.serveBytes(f.A)
 		var ids []string
 		for range 2 {
-			tr, err, _ := f.transact(t, s, nil, doc)
+			tr, _, err := f.transact(t, s, nil, doc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +281,7 @@ func TestBuyer(t *testing.T) {
 		if ids[0] == ids[1] {
 			t.Fatalf("the same id twice: %s", ids[0])
 		}
-		tr, err, _ := f.transact(t, s, nil, f.D)
+		tr, _, err := f.transact(t, s, nil, f.D)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestBuyer(t *testing.T) {
 	t.Run("B9", func(t *testing.T) {
 		st := &stub{bound: f.hashC}
 		s.serveBytes(f.A)
-		res, err, sg := f.transact(t, s, rails.NewRegistry(st), f.D)
+		res, sg, err := f.transact(t, s, rails.NewRegistry(st), f.D)
 		wantDecline(t, err, gate.SignedNotBound, gate.DetailSignedNotBound)
 		if res != nil || sg.calls.Load() != 1 {
 			t.Fatalf("result %v, %d signer calls", res, sg.calls.Load())
@@ -302,14 +302,14 @@ func TestBuyer(t *testing.T) {
 
 	t.Run("B10", func(t *testing.T) {
 		s.serveBytes(f.A)
-		_, err, sg := f.transact(t, s, nil, f.docWithLink("http://atr.seller.example/"+hA))
+		_, sg, err := f.transact(t, s, nil, f.docWithLink("http://atr.seller.example/"+hA))
 		wantDecline(t, err, gate.OfferUnreadable, "x402/link-not-https")
 		if s.fetches.Load() != 0 || sg.calls.Load() != 0 {
 			t.Fatalf("%d fetches, %d signs", s.fetches.Load(), sg.calls.Load())
 		}
 		link := str(t, get(t, f.row(t, "B10"), "input").([]jsonv.Value)[1], "stubRead", "link")
 		st := &stub{read: func(rd rails.Read) rails.Read { rd.Link = link; return rd }}
-		_, err, sg = f.transact(t, s, rails.NewRegistry(st), f.D)
+		_, sg, err = f.transact(t, s, rails.NewRegistry(st), f.D)
 		wantDecline(t, err, gate.LinkNotHTTPS, "x402/link-not-https")
 		if s.fetches.Load() != 0 || sg.calls.Load() != 0 {
 			t.Fatalf("%d fetches, %d signs", s.fetches.Load(), sg.calls.Load())
@@ -335,7 +335,7 @@ func TestBuyer(t *testing.T) {
 		for name, c := range cases {
 			t.Run(name, func(t *testing.T) {
 				s.serve(c.h)
-				_, err, sg := f.transact(t, s, nil, f.D)
+				_, sg, err := f.transact(t, s, nil, f.D)
 				wantDecline(t, err, gate.ATRUnfetchable, c.detail)
 				if sg.calls.Load() != 0 || s.fetches.Load() != 1 {
 					t.Fatalf("%d signs, %d fetches (a redirect must not be followed)", sg.calls.Load(), s.fetches.Load())
@@ -348,7 +348,7 @@ func TestBuyer(t *testing.T) {
 		n, _ := jsonv.AsSafeInt(get(t, f.row(t, "B12"), "input", "bodyLength"))
 		body := make([]byte, n)
 		s.serveBytes(body)
-		_, err, sg := f.transact(t, s, nil, f.D)
+		_, sg, err := f.transact(t, s, nil, f.D)
 		wantDecline(t, err, gate.HashMismatch, gate.DetailHashMismatch)
 		if sg.calls.Load() != 0 {
 			t.Fatal("signed")
@@ -373,7 +373,7 @@ func TestBuyer(t *testing.T) {
 						http.NewResponseController(w).Flush()
 					}
 				})
-				_, err, sg := f.transact(t, s, nil, f.D)
+				_, sg, err := f.transact(t, s, nil, f.D)
 				wantDecline(t, err, gate.ATRTooLarge, gate.DetailTooLarge)
 				if sg.calls.Load() != 0 {
 					t.Fatal("signed")
@@ -438,7 +438,7 @@ func TestBuyer(t *testing.T) {
 		s.serveBytes(f.A)
 		for _, c := range get(t, r, "input", "cases").([]jsonv.Value) {
 			t.Run(str(t, c, "case"), func(t *testing.T) {
-				res, err, sg := f.transact(t, s, nil, f.docWith("payment-identifier", get(t, c, "extension")))
+				res, sg, err := f.transact(t, s, nil, f.docWith("payment-identifier", get(t, c, "extension")))
 				wantDecline(t, err, gate.SignedNotBound, str(t, r, "expect", "detail"))
 				if res != nil || sg.calls.Load() != 1 {
 					t.Fatalf("result %v, %d signs", res, sg.calls.Load())
@@ -457,7 +457,7 @@ func TestBuyer(t *testing.T) {
 					w.Header().Set("Content-Encoding", coding)
 					_, _ = w.Write(body)
 				})
-				_, err, sg := f.transact(t, s, nil, f.D)
+				_, sg, err := f.transact(t, s, nil, f.D)
 				wantDecline(t, err, gate.ATRUnfetchable, "The link served a content coding other than identity.")
 				if sg.calls.Load() != 0 {
 					t.Fatal("signed")
@@ -472,7 +472,7 @@ func TestBuyer(t *testing.T) {
 				w.Header().Set("Content-Encoding", "identity")
 				_, _ = w.Write(f.A)
 			})
-			tr, err, _ := f.transact(t, s, nil, f.D)
+			tr, _, err := f.transact(t, s, nil, f.D)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -482,7 +482,7 @@ func TestBuyer(t *testing.T) {
 		})
 	})
 
-	// B19–B22 are newer than this copy of buyer.json; vectors-reference.md
+	// B19–B22 are newer than this copy of buyer.json; the published vector reference
 	// specifies them in words.
 	t.Run("B19", func(t *testing.T) {
 		s.serveBytes(f.A)

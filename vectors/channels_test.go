@@ -2,7 +2,7 @@ package vectors_test
 
 // The channel rows: mpp-session-tempo.json's TS4 250 voucher (the first
 // payment inside the channel B6 opens) and the newer buyer rows BW1, BW2 and
-// BW4 (vectors-reference.md), built on B6's opening and buyer.json's payer
+// BW4 (https://agenticterms.integraledger.com/reference/vectors), built on B6's opening and buyer.json's payer
 // key. BW3 is x402/batch-settlement/solana's, a pairing termsgate does not
 // implement.
 

@@ -1,6 +1,6 @@
 package main
 
-// The channel calls as commands (upstream-api.md §8): hold the channel a
+// The channel calls as commands (docs/protocol.md, "Channels"): hold the channel a
 // paid opening opened, sign the next voucher (or the close) in it, record
 // what the seller charged. Each reads one JSON object, whose members are
 // the previous command's output plus what the step adds, and prints JSON.

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -30,8 +31,9 @@ const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE
 
 Serves MCP on standard input and output (the default), or streamable HTTP
 at http://ADDR/mcp with --http. Without a key the server offers atr_read,
-atr_confirm, atr_finish and atr_check; with one, also atr_transact and
-atr_agree, which sign with it.
+atr_confirm, atr_finish, atr_check, atr_channel_open and
+atr_channel_record_charge; with one, also atr_transact, atr_agree and
+atr_channel_within, which sign with it.
 
 The seal key (32 random bytes: head -c 32 /dev/urandom > seal.key) comes from
 --seal-key-file, else $TERMSGATE_SEAL_KEY (64 hex digits), else a fresh
@@ -87,7 +89,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr == "" {
-		if err := srv.ServeStdio(ctx, stdin, stdout, stderr); err != nil && !errors.Is(err, context.Canceled) {
+		if err := srv.ServeStdio(ctx, stdin, stdout, slog.New(slog.NewTextHandler(stderr, nil))); err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "termsgate mcp:", err)
 			return exitFailure
 		}

@@ -185,9 +185,12 @@ func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		defer cancel()
 		b, err = (&atr.Fetcher{Client: stepsClient(f.allowPrivate)}).Fetch(ctx, src)
 	} else {
-		b, err = os.ReadFile(src)
-		if err == nil && len(b) > atr.MaxBytes {
-			err = errors.New(atr.DetailTooLarge)
+		// A file that cannot be read is bad input (exit 2), like a bad flag.
+		if b, err = os.ReadFile(src); err != nil {
+			return usageError(stderr, "hash", err)
+		}
+		if len(b) > atr.MaxBytes {
+			return usageError(stderr, "hash", fmt.Errorf("%s: larger than %d bytes, the most an ATR may be", src, atr.MaxBytes))
 		}
 	}
 	if err != nil {

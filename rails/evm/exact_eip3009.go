@@ -11,7 +11,7 @@ import (
 )
 
 // ExactEIP3009 is x402/exact/eip155/eip3009: an EIP-3009
-// TransferWithAuthorization whose nonce is H (pairings-evm-tempo.md §C.1).
+// TransferWithAuthorization whose nonce is H (docs/protocol.md, "x402").
 // The token emits AuthorizationUsed(from, nonce) when it settles, so H is on
 // chain for anyone to read: the payment is a public proof.
 type ExactEIP3009 struct{}
@@ -86,7 +86,7 @@ type exactUnsigned struct {
 	typedData          *jsonv.Object
 }
 
-// Build checks the choice in the order of §C.1's table and puts H in the
+// Build checks the choice in the documented order and puts H in the
 // nonce.
 func (p ExactEIP3009) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
 	c, ok := jsonv.AsObject(choice)

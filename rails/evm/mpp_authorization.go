@@ -9,8 +9,8 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// MPPAuthorization is mpp/charge/evm/authorization (pairings-evm-tempo.md
-// §C.4): an EIP-3009 TransferWithAuthorization answering an MPP charge
+// MPPAuthorization is mpp/charge/evm/authorization (docs/protocol.md,
+// "EVM pairings on MPP"): an EIP-3009 TransferWithAuthorization answering an MPP charge
 // challenge on an EVM chain.
 //
 // Where H goes: the challenge id is base64url(H) and its position, and the

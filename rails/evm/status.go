@@ -1,7 +1,7 @@
 package evm
 
 // The settlement status of an EVM payment, read from the receipt of the
-// transaction a settlement reference names (pairings-evm-tempo.md; the
+// transaction a settlement reference names (docs/protocol.md, "EVM pairings on MPP"; the
 // reference's evmStatus). A reference ("ref") is what the seller records at
 // claim, as JSON, so that it or anyone holding it can read the chain later:
 //

@@ -38,7 +38,7 @@ func IsChallengeShape(v jsonv.Value) (*jsonv.Object, bool) {
 	return c, true
 }
 
-// CheckChallenge runs §B.4's checkChallenge, in order: shape
+// CheckChallenge runs the challenge check of docs/protocol.md, "MPP", in order: shape
 // (mpp/challenge-malformed), an intent and method served
 // (mpp/not-this-pairing), expires (mpp/expires-required), request
 // (mpp/request-malformed), opaque (mpp/opaque-malformed; and, for a

@@ -8,7 +8,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 )
 
-// Choose is §B.4's "MPP choose" for the EVM and Tempo pieces: the account
+// Choose is MPP choosing (docs/protocol.md, "MPP") for the EVM and Tempo pieces: the account
 // must be eip155 with an 0x address, and the challenge is the first kept one
 // that offers pairing (read without its placed opaque) on the account's
 // network. It returns a copy of that challenge and the address as written.
@@ -40,7 +40,7 @@ func Choice(challenge *jsonv.Object, from string, now int64, inputs *jsonv.Objec
 	return c
 }
 
-// Input names a buyer input and its kind (§A.8): "string" (non-empty),
+// Input names a buyer input and its kind (docs/protocol.md, "Accounts, inputs and signing requests"): "string" (non-empty),
 // "decimal", "object", or a pattern the string must match; Optional inputs
 // may be absent. Any input present and not of its kind is mpp/input-missing.
 type Input struct {
@@ -92,7 +92,7 @@ type Offer struct {
 	From   string
 }
 
-// OfferFor is §B.4's build preamble: choice.challenge an object
+// OfferFor is the build preamble (docs/protocol.md, "MPP"): choice.challenge an object
 // (mpp/input-malformed), checked as placed, offering pairing
 // (mpp/not-this-pairing), its id naming h (mpp/id-not-ours), and from an
 // address (mpp/input-malformed).

@@ -141,7 +141,7 @@ type Bound struct {
 	Checked    *Checked
 }
 
-// ChallengeBound runs the shared first steps of every MPP bound (§B.4,
+// ChallengeBound runs the shared first steps of every MPP bound (docs/protocol.md, "MPP",
 // "Reading H back"), in order: the credential's shape and its budget
 // (mpp/credential-malformed); H from the echoed id (mpp/id-not-ours); the
 // echoed opaque naming H (mpp/opaque-not-this-hash, mpp/opaque-malformed);

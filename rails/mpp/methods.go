@@ -45,7 +45,7 @@ var evmCredentialTypes = map[string]string{
 	"hash":          PairingEVMHash,
 }
 
-// evmCharge (§C.4): chainId required; authorization is offered only when
+// evmCharge (docs/protocol.md, "EVM pairings on MPP"): chainId required; authorization is offered only when
 // credentialTypes lists it; splits leave only permit2.
 func evmCharge(r, d *jsonv.Object) ([]string, error) {
 	if !isPositiveInt(d, "chainId") || !isAddressAt(r, "currency") || !isAddressAt(r, "recipient") || !isDecimalAt(r, "amount") {
@@ -105,7 +105,7 @@ func evmCharge(r, d *jsonv.Object) ([]string, error) {
 // MaxSplits is the most split payments a charge may name.
 const MaxSplits = 10
 
-// tempoCharge (§C.5): pull offers memo, push (without a fee payer) offers
+// tempoCharge (docs/protocol.md, "Tempo"): pull offers memo, push (without a fee payer) offers
 // push; a seller memo takes LCP's carrier.
 func tempoCharge(r, d *jsonv.Object) ([]string, error) {
 	if !isAddressAt(r, "currency") || !isAddressAt(r, "recipient") || !isDecimalAt(r, "amount") {
@@ -183,7 +183,7 @@ func evmSession(r, d *jsonv.Object) ([]string, error) {
 	return []string{PairingSessionEVM}, nil
 }
 
-// tempoSession (§C.7): an opening only (a named channel is a resume).
+// tempoSession (docs/protocol.md, "Tempo"): an opening only (a named channel is a resume).
 func tempoSession(r, d *jsonv.Object) ([]string, error) {
 	if d.Has("channelId") || d.Has("sessionSnapshot") {
 		return nil, refuse(CodeChannelNamed)
@@ -212,7 +212,7 @@ func tempoSession(r, d *jsonv.Object) ([]string, error) {
 
 var periodCount = regexp.MustCompile(`^[1-9][0-9]{0,15}$`)
 
-// tempoSubscription (§C.8), in the reference's check order.
+// tempoSubscription (docs/protocol.md, "Tempo"), in the reference's check order.
 func tempoSubscription(r, d *jsonv.Object) ([]string, error) {
 	key, ok := d.GetObject("accessKey")
 	if !ok || !isAddressAt(key, "accessKeyAddress") {

@@ -1,5 +1,5 @@
 // Package mpp reads and answers MPP's Payment challenges for the pairings built
-// on them (pairings-evm-tempo.md §B.4): the WWW-Authenticate field with its
+// on them (docs/protocol.md, "MPP"): the WWW-Authenticate field with its
 // challenges, the opaque map in which an LCP seller advertises H and the ATR
 // link, the challenge id derived from H, the challenge hash and the
 // attribution memo the rails sign, the choice of a challenge for an account,
@@ -55,7 +55,7 @@ const (
 	CodeAccessKeyMalformed = "mpp/access-key-malformed"
 )
 
-// Bounds of §B.4.
+// Bounds of docs/protocol.md, "MPP".
 const (
 	MaxFieldValue      = 8192   // characters of one WWW-Authenticate field value
 	MaxChallenges      = 32     // Payment challenges in a document

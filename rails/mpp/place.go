@@ -198,7 +198,7 @@ func IssuedDigest(v jsonv.Value) (atr.Hash, error) {
 }
 
 // Problem is the MPP problem type and HTTP status a seller answers a refused
-// credential with (§B.4; MV10).
+// credential with (docs/protocol.md, "MPP"; vector MV10).
 func Problem(code string) (status int, problemType string) {
 	const base = "https://paymentauth.org/problems/"
 	switch code {

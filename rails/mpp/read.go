@@ -24,7 +24,7 @@ func ParseLegalContext(s string) (atr.Hash, bool) {
 	return h, err == nil
 }
 
-// Read is the buyer's reading of a challenge list (§B.4, "MPP read"): the
+// Read is the buyer's reading of a challenge list (docs/protocol.md, "MPP", reading): the
 // challenges whose opaque carries an LCP hash and an https link and whose id
 // derives from that hash, in document order. They must agree on H, the link
 // and the agreement URL (mpp/legal-context-conflict). With none kept, a link

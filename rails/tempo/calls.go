@@ -11,7 +11,7 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// Selectors and topics (§D.2).
+// Selectors and topics (docs/protocol.md, "Tempo", ABI words).
 var (
 	SelectorTransferWithMemo = [4]byte{0x95, 0x77, 0x7d, 0x59} // transferWithMemo(address,uint256,bytes32)
 	SelectorTransfer         = [4]byte{0xa9, 0x05, 0x9c, 0xbb} // transfer(address,uint256)

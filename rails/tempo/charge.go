@@ -102,7 +102,7 @@ type chargeUnsigned struct {
 	source    string
 }
 
-// buildCharge is §C.5's build: the attribution memo of the challenge's realm
+// buildCharge is the memo and push build (docs/protocol.md, "Tempo"): the attribution memo of the challenge's realm
 // and id (with the clientId when given) in a transferWithMemo of amount to
 // recipient, or with splits that call for amount less the splits and one
 // call per split; broadcast says who sends it.
@@ -151,7 +151,7 @@ func buildCharge(choice jsonv.Value, h atr.Hash, pairing string, broadcast bool)
 	return &chargeUnsigned{request: req, challenge: o.Challenge, source: mpp.Source(chain, o.From)}, nil
 }
 
-// Request kinds the Tempo pairings hand to a signer (§A.9).
+// Request kinds the Tempo pairings hand to a signer (docs/protocol.md, "Accounts, inputs and signing requests").
 const (
 	KindTempoCall             = "tempo-call"
 	KindTempoCalls            = "tempo-calls"

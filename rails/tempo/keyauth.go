@@ -12,7 +12,7 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// A Tempo key authorization (§D.5) lets an access key spend for the account
+// A Tempo key authorization (docs/protocol.md, "Tempo") lets an access key spend for the account
 // within limits; the account's root key signs keccak256 of its RLP. Its
 // witness is a free 32-byte field the chain emits in KeyAuthorizationWitness:
 // mpp/subscription/tempo puts H there.
@@ -265,7 +265,7 @@ type SignedKeyAuthorization struct {
 	Signature  []byte
 }
 
-// DecodeKeyAuthorization reads a signed key authorization strictly (§D.5):
+// DecodeKeyAuthorization reads a signed key authorization strictly (docs/protocol.md, "Tempo"):
 // "0x" hex of at most MaxKeyAuthorizationBytes, canonical RLP of depth at most
 // 6 holding exactly [authorization (a list of 3–9 items), signature (a
 // string)], key_id 20 bytes, chain_id and key_type integers, limits and

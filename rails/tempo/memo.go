@@ -9,8 +9,8 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// Memo is mpp/charge/tempo/memo, the pull charge (pairings-evm-tempo.md
-// §C.5): the buyer signs a Tempo transaction and the seller broadcasts it.
+// Memo is mpp/charge/tempo/memo, the pull charge (docs/protocol.md,
+// "Tempo"): the buyer signs a Tempo transaction and the seller broadcasts it.
 //
 // Where H goes: the challenge id is base64url(H) and its position; the
 // signed transferWithMemo call carries MPP's attribution memo, whose last 7

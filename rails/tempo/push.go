@@ -9,8 +9,8 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// Push is mpp/charge/tempo/push, the push charge (pairings-evm-tempo.md
-// §C.6): the buyer's signer signs and broadcasts the same transferWithMemo
+// Push is mpp/charge/tempo/push, the push charge (docs/protocol.md,
+// "Tempo"): the buyer's signer signs and broadcasts the same transferWithMemo
 // as Memo, so value has moved by the time the gate reads its answer (a
 // rails.Mover: every later decline keeps what was signed).
 //

@@ -5,7 +5,7 @@ import (
 	"math/big"
 )
 
-// The strict RLP reader (pairings-evm-tempo.md §D.3). go-ethereum's rlp
+// The strict RLP reader (docs/protocol.md, "Tempo"). go-ethereum's rlp
 // encodes canonically, and termsgate encodes with it; but its readers accept
 // integers with leading zeros or over 32 bytes and know no depth or size
 // bound, and a payment's read-back must refuse every encoding two readers

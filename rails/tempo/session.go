@@ -12,7 +12,7 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// Session is mpp/session/tempo's opening (pairings-evm-tempo.md §C.7): the
+// Session is mpp/session/tempo's opening (docs/protocol.md, "Tempo"): the
 // buyer signs a Tempo transaction calling the escrow's open, then the zero
 // voucher on the channel it opens. Payments inside the open channel are the
 // channels work, not this file.

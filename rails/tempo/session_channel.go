@@ -9,7 +9,7 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// mpp/session/tempo's channel members (upstream-api.md §8.5, §C.7): the
+// mpp/session/tempo's channel members (docs/protocol.md, "Channels", "Tempo"): the
 // vouchers the buyer signs inside a channel it opened, and the readings of a
 // channel payment the gate checks before and after they are signed.
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
-// Subscription is mpp/subscription/tempo (pairings-evm-tempo.md §C.8): the
+// Subscription is mpp/subscription/tempo (docs/protocol.md, "Tempo"): the
 // account's root key signs a key authorization granting the seller's access
 // key a per-period limit on the currency, for transferWithMemo to the
 // recipient only.

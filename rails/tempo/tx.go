@@ -29,7 +29,7 @@ const (
 // TxType is the Tempo transaction's type byte.
 const TxType = 0x76
 
-// Bounds of a Tempo transaction the gate reads (§D.4).
+// Bounds of a Tempo transaction the gate reads (docs/protocol.md, "Tempo").
 const (
 	MaxWireBytes = 65_536
 	MaxWireDepth = 8
@@ -154,7 +154,7 @@ type DecodedTx struct {
 	ValidBefore *big.Int // nil when written empty
 }
 
-// DecodeTx reads a signed Tempo transaction strictly (§D.4): at most
+// DecodeTx reads a signed Tempo transaction strictly (docs/protocol.md, "Tempo"): at most
 // MaxWireBytes (tempo/tx-too-large), the type byte, then canonical RLP of
 // depth at most MaxWireDepth holding 14 items, or 15 with a key
 // authorization; integers where integers go, lists and strings where they go,

@@ -14,7 +14,7 @@ import (
 const CodeLegalContextConflict = "x402/legal-context-conflict"
 
 // legalContextSchema is the fixed JSON Schema that accompanies the
-// legalContext info (pairings-evm-tempo.md §B.2), member order as published.
+// legalContext info (docs/protocol.md, "x402"), member order as published.
 func legalContextSchema() *jsonv.Object {
 	return jsonv.Obj(
 		"$schema", "https://json-schema.org/draft/2020-12/schema",

@@ -52,7 +52,7 @@ func Document(doc jsonv.Value) (*jsonv.Object, []jsonv.Value, error) {
 }
 
 // Read reads a PaymentRequired for one pairing, whose serves filter says
-// which accepts entries it can pay (upstream-api.md §5.3).
+// which accepts entries it can pay (docs/protocol.md, "x402").
 func Read(doc jsonv.Value, serves func(option *jsonv.Object) bool) (rails.Read, error) {
 	o, accepts, err := Document(doc)
 	if err != nil {
@@ -185,7 +185,7 @@ func Payment(required *jsonv.Object, accepted *jsonv.Object, payload *jsonv.Obje
 
 // AppendPaymentIdentifier writes id into the payment's
 // extensions["payment-identifier"].info when the seller's document advertises
-// that extension (x402 extension spec; pairings-evm-tempo.md §B.3). A client
+// that extension (docs/protocol.md, "x402"). A client
 // may add to info but not overwrite or invent it, so an info that is missing,
 // not an object, or already holding an id is unwritable.
 func AppendPaymentIdentifier(payment, required *jsonv.Object, id string) error {
@@ -217,7 +217,7 @@ var ErrUnreadable = errors.New("x402: header is not readable")
 // else (no whitespace), UTF-8 without a byte-order mark, JSON within the depth
 // cap, and an object. This is the Python gate's behaviour, chosen over the
 // TypeScript gate's forgiving one: a header two readers could read differently
-// is one we refuse (vectors-reference.md BA13, BA18, BA19).
+// is one we refuse (docs/protocol.md, "The agreement exchange"; vectors BA13, BA18, BA19).
 func DecodeHeader(header string) (*jsonv.Object, error) {
 	if len(header) > MaxHeaderChars {
 		return nil, fmt.Errorf("%w: longer than %d characters", ErrUnreadable, MaxHeaderChars)
