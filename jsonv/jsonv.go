@@ -17,7 +17,7 @@ package jsonv
 import (
 	"fmt"
 	"math"
-	"strconv"
+	"slices"
 )
 
 // Value is a decoded JSON value: nil, bool, Number, string, []Value or *Object.
@@ -35,9 +35,15 @@ type Member struct {
 }
 
 // Object is a JSON object whose members keep their order. Keys are unique.
-// Lookups scan linearly: the objects the gate reads have a handful of members.
+//
+// Small objects (the gate's documents have a handful of members) are scanned;
+// from indexFrom members on, a name index keeps Get and Set constant time, so
+// that parsing a hostile object of many members stays linear in its length.
+// Only writers (Set, Delete, parsing) touch the index, never a reader, so an
+// object shared between goroutines for reading stays race free.
 type Object struct {
 	members []Member
+	index   *nameIndex
 }
 
 // Obj builds an object from alternating keys and values: Obj("a", 1, "b", "x").
@@ -99,12 +105,23 @@ func (o *Object) Get(key string) (Value, bool) {
 	if o == nil {
 		return nil, false
 	}
-	for i := range o.members {
-		if o.members[i].Key == key {
-			return o.members[i].Value, true
-		}
+	if i := o.find(key); i >= 0 {
+		return o.members[i].Value, true
 	}
 	return nil, false
+}
+
+// find returns the position of key, or -1.
+func (o *Object) find(key string) int {
+	if o.index != nil {
+		return o.index.lookup(o.members, key, hashName(key))
+	}
+	for i := range o.members {
+		if o.members[i].Key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // Has reports whether key is an own member.
@@ -115,21 +132,33 @@ func (o *Object) Has(key string) bool {
 
 // Set replaces the value of key in place, or appends key at the end.
 func (o *Object) Set(key string, v Value) {
-	for i := range o.members {
-		if o.members[i].Key == key {
+	if o.index == nil {
+		if i := o.find(key); i >= 0 {
 			o.members[i].Value = v
 			return
 		}
+		o.members = append(o.members, Member{Key: key, Value: v})
+		if len(o.members) >= indexFrom {
+			o.index = buildIndex(o.members)
+		}
+		return
+	}
+	h := hashName(key)
+	if i := o.index.lookup(o.members, key, h); i >= 0 {
+		o.members[i].Value = v
+		return
 	}
 	o.members = append(o.members, Member{Key: key, Value: v})
+	o.index.add(h, len(o.members)-1, len(o.members))
 }
 
-// Delete removes key if present.
+// Delete removes key if present. It moves the later members (and rebuilds
+// the index), so it costs time linear in the object's size.
 func (o *Object) Delete(key string) {
-	for i := range o.members {
-		if o.members[i].Key == key {
-			o.members = append(o.members[:i:i], o.members[i+1:]...)
-			return
+	if i := o.find(key); i >= 0 {
+		o.members = append(o.members[:i:i], o.members[i+1:]...)
+		if o.index != nil {
+			o.index = buildIndex(o.members)
 		}
 	}
 }
@@ -143,6 +172,9 @@ func (o *Object) Clone() *Object {
 	c := &Object{members: make([]Member, len(o.members))}
 	for i, m := range o.members {
 		c.members[i] = Member{Key: m.Key, Value: Clone(m.Value)}
+	}
+	if o.index != nil {
+		c.index = &nameIndex{slots: slices.Clone(o.index.slots)}
 	}
 	return c
 }
@@ -261,8 +293,15 @@ func isArrayIndex(key string) (uint32, bool) {
 	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(key, 10, 32)
-	if err != nil || n == math.MaxUint32 {
+	var n uint64
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n >= math.MaxUint32 {
 		return 0, false
 	}
 	return uint32(n), true

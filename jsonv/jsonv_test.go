@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/termsgate/termsgate/internal/cost"
 )
 
 func TestRoundTripKeepsOrderAndJSForm(t *testing.T) {
@@ -95,7 +97,9 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := Parse(data)
+		var v Value
+		var err error
+		cost.Bound(t, len(data), func() { v, err = Parse(data) })
 		if err != nil {
 			return
 		}

@@ -1,9 +1,10 @@
 package jsonv
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -60,6 +61,12 @@ type parser struct {
 	// scanOnly accepts \u escapes that leave a lone surrogate, as a pure
 	// syntax check (RFC 8259's grammar) does.
 	scanOnly bool
+	// members and values are stacks shared by the objects and arrays being
+	// read (a nested one pushes above its parent's and pops back): each is
+	// built there and copied out once at its exact size, so a long one costs
+	// one copy rather than the repeated copying of growing it by append.
+	members []Member
+	values  []Value
 }
 
 // Valid reports whether data is exactly one RFC 8259 JSON value, valid UTF-8
@@ -131,12 +138,14 @@ func (p *parser) object(depth int) (Value, error) {
 		return nil, fmt.Errorf("%w (%d) at byte %d", ErrTooDeep, p.maxDepth, p.pos)
 	}
 	p.pos++ // {
-	o := &Object{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return o, nil
+		return &Object{}, nil
 	}
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
+	var index *nameIndex
 	indexKeys := false
 	for {
 		p.skipSpace()
@@ -160,7 +169,24 @@ func (p *parser) object(depth int) (Value, error) {
 		if _, ok := isArrayIndex(key); ok {
 			indexKeys = true
 		}
-		o.Set(key, v)
+		// A repeated name keeps its first position and takes the new value.
+		if index == nil {
+			i := slices.IndexFunc(p.members[base:], func(m Member) bool { return m.Key == key })
+			if i >= 0 {
+				p.members[base+i].Value = v
+			} else if p.members = push(p.members, Member{key, v}); len(p.members)-base >= indexFrom {
+				index = buildIndex(p.members[base:])
+			}
+		} else {
+			h := hashName(key)
+			if i := index.lookup(p.members[base:], key, h); i >= 0 {
+				p.members[base+i].Value = v
+			} else {
+				p.members = push(p.members, Member{key, v})
+				n := len(p.members) - base
+				index.add(h, n-1, n)
+			}
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unexpected end of text in an object")
@@ -175,25 +201,47 @@ func (p *parser) object(depth int) (Value, error) {
 		}
 		return nil, p.errorf("expected ',' or '}'")
 	}
+	o := &Object{members: slices.Clone(p.members[base:]), index: index}
 	if indexKeys {
 		sortIndexKeysFirst(o)
 	}
 	return o, nil
 }
 
+// push appends e, doubling the capacity when it runs out (append grows
+// large slices by a quarter, which copies a long stack four times over).
+func push[E any](s []E, e E) []E {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 64))
+	}
+	return append(s, e)
+}
+
 // sortIndexKeysFirst puts array-index names first, ascending, keeping the
 // others in insertion order: the property order of a JavaScript object.
 func sortIndexKeysFirst(o *Object) {
-	sort.SliceStable(o.members, func(i, j int) bool {
-		a, aok := isArrayIndex(o.members[i].Key)
-		b, bok := isArrayIndex(o.members[j].Key)
-		switch {
-		case aok && bok:
-			return a < b
-		default:
-			return aok && !bok
+	// Parse each name once; index names are unique, so an unstable sort by
+	// their value is exact, and the other names keep their order.
+	type indexed struct {
+		n uint32
+		m Member
+	}
+	var idx []indexed
+	rest := make([]Member, 0, len(o.members))
+	for _, m := range o.members {
+		if n, ok := isArrayIndex(m.Key); ok {
+			idx = append(idx, indexed{n, m})
+		} else {
+			rest = append(rest, m)
 		}
-	})
+	}
+	slices.SortFunc(idx, func(a, b indexed) int { return cmp.Compare(a.n, b.n) })
+	o.members = o.members[:0]
+	for _, e := range idx {
+		o.members = append(o.members, e.m)
+	}
+	o.members = append(o.members, rest...)
+	o.index = buildIndex(o.members)
 }
 
 func (p *parser) array(depth int) (Value, error) {
@@ -201,19 +249,20 @@ func (p *parser) array(depth int) (Value, error) {
 		return nil, fmt.Errorf("%w (%d) at byte %d", ErrTooDeep, p.maxDepth, p.pos)
 	}
 	p.pos++ // [
-	a := []Value{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return a, nil
+		return []Value{}, nil
 	}
+	base := len(p.values)
+	defer func() { p.values = p.values[:base] }()
 	for {
 		p.skipSpace()
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		p.values = push(p.values, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unexpected end of text in an array")
@@ -224,7 +273,7 @@ func (p *parser) array(depth int) (Value, error) {
 		}
 		if p.data[p.pos] == ']' {
 			p.pos++
-			return a, nil
+			return slices.Clone(p.values[base:]), nil
 		}
 		return nil, p.errorf("expected ',' or ']'")
 	}

@@ -1,0 +1,53 @@
+// Package cost holds the test helpers that hold hostile-input paths to a
+// cost: the one time bound every fuzz target puts on a single input, and the
+// process's CPU time, which compares two costs on a shared machine better
+// than the wall clock does.
+//
+// The bound makes a path whose cost grows faster than its input (a quadratic
+// object parse, a backtracking reader) a failure the fuzzer can find and
+// minimise, not a slow run nobody reads.
+package cost
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// FuzzLimit is what one fuzz input may cost. The inputs a fuzzer makes are
+// at most a few hundred KiB, which every decoder here reads in milliseconds
+// even under the race detector on a loaded machine; a second leaves room for
+// that noise and still catches a superlinear path at those sizes.
+const FuzzLimit = time.Second
+
+// Bound runs fn and fails t when it took longer than FuzzLimit.
+func Bound(t testing.TB, inputLen int, fn func()) {
+	t.Helper()
+	start := time.Now()
+	fn()
+	if d := time.Since(start); d > FuzzLimit {
+		t.Fatalf("one input of %d bytes took %v, over the %v bound: a cost that grows faster than the input", inputLen, d.Round(time.Millisecond), FuzzLimit)
+	}
+}
+
+// Cheapest runs each of fns n times, taking turns so that a burst of load
+// on the machine falls on all of them alike, each run from a freshly
+// collected heap, and returns the least process CPU time one run of each
+// took (all threads, the collection of its own garbage included). Other
+// processes' work does not count, and the least of several runs is the one
+// least disturbed by what remains.
+func Cheapest(n int, fns ...func()) []time.Duration {
+	best := make([]time.Duration, len(fns))
+	for i := range best {
+		best[i] = time.Duration(1<<63 - 1)
+	}
+	for range n {
+		for i, fn := range fns {
+			runtime.GC()
+			start := cpu()
+			fn()
+			best[i] = min(best[i], cpu()-start)
+		}
+	}
+	return best
+}
