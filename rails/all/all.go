@@ -6,6 +6,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/tempo"
+	"github.com/termsgate/termsgate/rails/xrpl"
 )
 
 // Default returns a new registry of every pairing, in the order the agreement
@@ -18,5 +19,6 @@ func Default() *rails.Registry {
 		tempo.Push{},
 		tempo.Session{},
 		tempo.Subscription{},
+		xrpl.Exact{},
 	)
 }

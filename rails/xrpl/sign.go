@@ -105,3 +105,31 @@ func ReadClaim(b []byte) (channel [32]byte, drops uint64, ok bool) {
 // SignClaim signs claim bytes with the channel's key: Ed25519 over the bytes,
 // secp256k1 over their SHA512Half (Key.Sign does both).
 func SignClaim(claim []byte, key *Key) []byte { return key.Sign(claim) }
+
+// The session's request kinds: the channel's opening with its first claim,
+// and a claim alone.
+const (
+	KindSessionOpen = "xrpl-session-open"
+	KindClaim       = "xrpl-claim"
+)
+
+// ChannelOf is the id of the channel a PaymentChannelCreate's fields open:
+// from its Account, Destination and Sequence (its TicketSequence when
+// Sequence is 0).
+func ChannelOf(fs Fields) ([32]byte, bool) {
+	a, ok1 := fs.Get(FieldAccount)
+	d, ok2 := fs.Get(FieldDestination)
+	s, ok3 := fs.Get(FieldSequence)
+	if !ok1 || !ok2 || !ok3 || len(a.Value) != 20 || len(d.Value) != 20 {
+		return [32]byte{}, false
+	}
+	seq := binary.BigEndian.Uint32(s.Value)
+	if seq == 0 {
+		t, ok := fs.Get(FieldTicketSequence)
+		if !ok {
+			return [32]byte{}, false
+		}
+		seq = binary.BigEndian.Uint32(t.Value)
+	}
+	return ChannelID(AccountID(a.Value), AccountID(d.Value), seq), true
+}
