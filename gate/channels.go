@@ -281,7 +281,8 @@ func (g *Gate) Within(ctx context.Context, doc jsonv.Value, hold *Hold, pairing 
 	if refund != nil && refund.Amount != nil && !isDecimal(*refund.Amount) {
 		return nil, decline(NoPayableOption, ns+"/input-missing")
 	}
-	if _, err := inputsObject(inputs, ns); err != nil {
+	in, err := inputsObject(inputs, ns)
+	if err != nil {
 		return nil, err
 	}
 	if signer == nil {
@@ -292,8 +293,7 @@ func (g *Gate) Within(ctx context.Context, doc jsonv.Value, hold *Hold, pairing 
 		return nil, err
 	}
 	if ns != "mpp" {
-		// x402 batch settlement's path comes with that pairing.
-		return nil, decline(PairingNotSupported, detailNoInChannel(p.ID()))
+		return g.withinX402(ctx, p, ch, wb, doc, hold, h, signer, refund, in)
 	}
 	if refund != nil && refund.Amount != nil {
 		// A partial refund: no MPP session builds one.

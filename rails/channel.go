@@ -75,18 +75,24 @@ type WithinAction string
 const (
 	WithinVoucher WithinAction = "voucher" // a voucher for a further charge
 	WithinClose   WithinAction = "close"   // the final voucher, at the charge already recorded
+	WithinRefund  WithinAction = "refund"  // x402 batch settlement: a partial refund, the channel stays open
 )
 
 // Within is what the gate hands BuildWithin for an MPP session: the
 // challenge the seller issued for this payment, and everything else from
-// the hold, never from that challenge. (x402 batch settlement's members,
-// the accepted option and the channel configuration, come with that
-// pairing.)
+// the hold, never from that challenge. For x402 batch settlement it is the
+// seller's new document and the option on the held network instead of a
+// challenge; the channel configuration comes from the opening.
 type Within struct {
-	Challenge  *jsonv.Object // the within challenge, as the document gave it
+	Challenge  *jsonv.Object // MPP: the within challenge, as the document gave it
 	Opening    *jsonv.Object // the held opening, exactly as held
 	Cumulative *big.Int      // the cumulative amount to sign: recorded charge (+ the challenge's amount for a voucher)
 	Action     WithinAction
+
+	Required     *jsonv.Object // x402: the seller's new document
+	Accepted     *jsonv.Object // x402: its first option on the held network
+	RefundAmount *big.Int      // x402: a partial refund's amount (Action WithinRefund)
+	Inputs       *jsonv.Object // x402: the buyer's inputs (a Solana refund's blockhash and compute budget)
 }
 
 // InChannel is a built in-channel payment: requests the signer signs as

@@ -15,6 +15,7 @@ func Default() *rails.Registry {
 	return rails.NewRegistry(
 		evm.ExactEIP3009{},
 		evm.MPPAuthorization{},
+		evm.Batch{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

@@ -1,0 +1,177 @@
+package evm
+
+import (
+	"errors"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+)
+
+// What a batch-settlement signature grants (rails.Summarizer) and what a
+// batch-settlement payment shows (rails.Inspector).
+
+var errUnreadable = errors.New("evm: the batch request is not one this pairing builds")
+
+// Summarize reads a batch request this pairing builds. The opening (a token
+// authorization, then a voucher) grants the whole deposit: the token
+// authorization moves it into the channel whatever the vouchers say. A
+// voucher alone grants its cumulative maxClaimableAmount in the channel it
+// names; what it adds is that amount less the largest amount signed before
+// in the channel, which only the hold knows (gate.Hold.SignedMax).
+func (Batch) Summarize(req rails.Request) (rails.Grant, error) {
+	if k, _ := req.GetString("kind"); k != rails.KindBatch {
+		return rails.Grant{}, errUnreadable
+	}
+	rv, _ := req.Get("requests")
+	list, _ := jsonv.AsArray(rv)
+	var tds []*jsonv.Object
+	for _, r := range list {
+		o, _ := jsonv.AsObject(r)
+		if k, _ := o.GetString("kind"); k != "eip712" {
+			return rails.Grant{}, errUnreadable
+		}
+		td, ok := o.GetObject("typedData")
+		if !ok {
+			return rails.Grant{}, errUnreadable
+		}
+		if _, err := TypedDataDigest(td); err != nil {
+			return rails.Grant{}, errUnreadable
+		}
+		tds = append(tds, td)
+	}
+	switch len(tds) {
+	case 1:
+		return voucherGrant(tds[0])
+	case 2:
+		g, err := depositGrant(tds[0])
+		if err != nil {
+			return rails.Grant{}, err
+		}
+		v, err := voucherGrant(tds[1])
+		if err != nil || v.Network != g.Network {
+			return rails.Grant{}, errUnreadable
+		}
+		return g, nil
+	}
+	return rails.Grant{}, errUnreadable
+}
+
+// domainChain is the typed data's chainId and verifyingContract.
+func domainChain(td *jsonv.Object) (int64, string, bool) {
+	d, _ := td.GetObject("domain")
+	cv, _ := d.Get("chainId")
+	chain, ok := jsonv.AsSafeInt(cv)
+	vc, _ := d.GetString("verifyingContract")
+	return chain, vc, ok && chain > 0 && IsAddress(vc)
+}
+
+func decimalOf(o *jsonv.Object, key string) (*big.Int, bool) {
+	s, _ := o.GetString(key)
+	if !IsUint256Decimal(s) {
+		return nil, false
+	}
+	return new(big.Int).SetString(s, 10)
+}
+
+func unixTime(n *big.Int) time.Time {
+	if n == nil || n.Sign() == 0 || !n.IsInt64() {
+		return time.Time{}
+	}
+	return time.Unix(n.Int64(), 0).UTC()
+}
+
+func depositGrant(td *jsonv.Object) (rails.Grant, error) {
+	chain, contract, ok := domainChain(td)
+	msg, _ := td.GetObject("message")
+	if !ok || msg == nil {
+		return rails.Grant{}, errUnreadable
+	}
+	g := rails.Grant{Network: "eip155:" + strconv.FormatInt(chain, 10), Decimals: -1}
+	switch pt, _ := td.GetString("primaryType"); pt {
+	case "ReceiveWithAuthorization":
+		value, ok1 := decimalOf(msg, "value")
+		after, ok2 := decimalOf(msg, "validAfter")
+		before, ok3 := decimalOf(msg, "validBefore")
+		from, _ := msg.GetString("from")
+		to, _ := msg.GetString("to")
+		if !ok1 || !ok2 || !ok3 || !IsAddress(from) || !IsAddress(to) {
+			return rails.Grant{}, errUnreadable
+		}
+		d, _ := td.GetObject("domain")
+		g.AssetName, _ = d.GetString("name")
+		g.Asset, g.Amount, g.Payer, g.Payee = contract, value, from, to
+		g.PayableFrom, g.PayableUntil = unixTime(after), unixTime(before)
+	case "PermitWitnessTransferFrom":
+		permitted, _ := msg.GetObject("permitted")
+		token, _ := permitted.GetString("token")
+		amount, ok1 := decimalOf(permitted, "amount")
+		deadline, ok2 := decimalOf(msg, "deadline")
+		spender, _ := msg.GetString("spender")
+		if !ok1 || !ok2 || !IsAddress(token) || !IsAddress(spender) || !SameAddress(contract, Permit2) {
+			return rails.Grant{}, errUnreadable
+		}
+		// Permit2 names no owner: the signer's own account is the payer.
+		g.Asset, g.Amount, g.Payee, g.PayableUntil = token, amount, spender, unixTime(deadline)
+	default:
+		return rails.Grant{}, errUnreadable
+	}
+	return g, nil
+}
+
+func voucherGrant(td *jsonv.Object) (rails.Grant, error) {
+	chain, contract, ok := domainChain(td)
+	msg, _ := td.GetObject("message")
+	if pt, _ := td.GetString("primaryType"); !ok || pt != "Voucher" || !SameAddress(contract, BatchSettlement) {
+		return rails.Grant{}, errUnreadable
+	}
+	amount, ok := decimalOf(msg, "maxClaimableAmount")
+	channel, _ := msg.GetString("channelId")
+	if !ok || !isWord32(channel) {
+		return rails.Grant{}, errUnreadable
+	}
+	// The voucher names the channel, not the token or the receiver: both
+	// are fixed by the channel's configuration at its opening.
+	return rails.Grant{Network: "eip155:" + strconv.FormatInt(chain, 10), Decimals: -1, Amount: amount, Payee: contract}, nil
+}
+
+// Inspect reads a batch-settlement payment (an opening, a voucher or a
+// refund) without any signature check: its kind, channel and H, and what it
+// moves.
+func (p Batch) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+	kind, err := p.ChannelKind(payment)
+	if err != nil {
+		return nil, err
+	}
+	accepted, payload, c, channel, err := p.channelOf(payment)
+	if err != nil {
+		return nil, err
+	}
+	network, _ := accepted.GetString("network")
+	out := jsonv.Obj("pairing", BatchID, "kind", string(kind), "network", network, "channel", hex0x(channel[:]),
+		"h", hex0x(c.Salt[:]), "hAt", "payload.channelConfig.salt",
+		"payer", c.Payer, "payerAuthorizer", c.PayerAuthorizer, "receiver", c.Receiver, "token", c.Token)
+	voucher, _ := payload.GetObject("voucher")
+	if s, ok := voucher.GetString("maxClaimableAmount"); ok {
+		out.Set("maxClaimableAmount", s)
+	}
+	if kind == rails.ChannelOpen {
+		d, err := depositOf(payload)
+		if err != nil {
+			return nil, err
+		}
+		method := "eip3009"
+		if d.permit2 {
+			method = "permit2"
+		}
+		out.Set("deposit", d.amount.String())
+		out.Set("depositMethod", method)
+		out.Set("settleBy", d.settleBy)
+	}
+	if s, ok := payload.GetString("amount"); ok {
+		out.Set("refund", s)
+	}
+	return out, nil
+}
