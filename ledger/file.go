@@ -46,6 +46,7 @@ type File struct {
 	db   *bolt.DB
 	path string
 	now  func() time.Time
+	held held
 }
 
 var _ Store = (*File)(nil)
@@ -140,7 +141,6 @@ func (f *File) Reserve(_ context.Context, k Key, amount, budget *big.Int) (strin
 	if err := checkAmount(amount, budget); err != nil {
 		return "", err
 	}
-	k = k.norm()
 	now := f.now()
 	id := newID(now)
 	rec, _ := json.Marshal(fileReservation{k.Network, k.Asset, amount.String(), "open", now.UnixNano()})
@@ -241,7 +241,7 @@ func (f *File) Spent(_ context.Context, k Key) (*big.Int, error) {
 	var n *big.Int
 	err := f.db.View(func(tx *bolt.Tx) error {
 		var err error
-		n, err = readInt(tx.Bucket(bucketBudgets).Get(budgetKey(k.norm())))
+		n, err = readInt(tx.Bucket(bucketBudgets).Get(budgetKey(k)))
 		return err
 	})
 	if err != nil {
@@ -259,9 +259,10 @@ type filePayment struct {
 	Protocol     string `json:"protocol"`
 	H            string `json:"h"`
 	URL          string `json:"url"`
-	Method       string `json:"method"`
 	HeaderName   string `json:"headerName"`
 	Header       string `json:"header"`
+	Signed       []byte `json:"signed,omitempty"`
+	PaymentID    string `json:"paymentId,omitempty"`
 	ATR          []byte `json:"atr,omitempty"`
 	Network      string `json:"network"`
 	Asset        string `json:"asset"`
@@ -276,7 +277,7 @@ type filePayment struct {
 func toFile(p *Payment) filePayment {
 	fp := filePayment{
 		ID: p.ID, Reservation: p.Reservation, Created: p.Created.UnixNano(), Pairing: p.Pairing, Protocol: p.Protocol,
-		H: p.H, URL: p.URL, Method: p.Method, HeaderName: p.HeaderName, Header: p.Header, ATR: p.ATR,
+		H: p.H, URL: p.URL, HeaderName: p.HeaderName, Header: p.Header, Signed: p.Signed, PaymentID: p.PaymentID, ATR: p.ATR,
 		Network: p.Network, Asset: p.Asset, Payer: p.Payer, Payee: p.Payee, PayableUntil: p.PayableUntil.Unix(),
 		Status: p.Status,
 	}
@@ -292,7 +293,7 @@ func toFile(p *Payment) filePayment {
 func (fp *filePayment) payment() *Payment {
 	p := &Payment{
 		ID: fp.ID, Reservation: fp.Reservation, Created: time.Unix(0, fp.Created), Pairing: fp.Pairing, Protocol: fp.Protocol,
-		H: fp.H, URL: fp.URL, Method: fp.Method, HeaderName: fp.HeaderName, Header: fp.Header, ATR: fp.ATR,
+		H: fp.H, URL: fp.URL, HeaderName: fp.HeaderName, Header: fp.Header, Signed: fp.Signed, PaymentID: fp.PaymentID, ATR: fp.ATR,
 		Network: fp.Network, Asset: fp.Asset, Payer: fp.Payer, Payee: fp.Payee, PayableUntil: time.Unix(fp.PayableUntil, 0),
 		Status: fp.Status,
 	}
@@ -328,7 +329,9 @@ func (f *File) Record(_ context.Context, p *Payment) error {
 	if err != nil {
 		return err
 	}
-	return f.update(func(tx *bolt.Tx) error {
+	// Held before it is visible, so that no Claim takes it meanwhile.
+	pending := p.Pending() && f.held.hold(p.ID)
+	err = f.update(func(tx *bolt.Tx) error {
 		if p.Reservation != "" {
 			if err := commitIn(tx, p.Reservation); err != nil {
 				return err
@@ -342,12 +345,44 @@ func (f *File) Record(_ context.Context, p *Payment) error {
 		}
 		return nil
 	})
+	if err != nil && pending {
+		f.held.unhold(p.ID)
+	}
+	return err
 }
+
+// Claim implements Store. The file has one process at a time, so a
+// payment this store does not hold is no live sender's.
+func (f *File) Claim(ctx context.Context, url string) (*Payment, error) {
+	list, err := f.Unanswered(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range list {
+		if !f.held.hold(p.ID) {
+			continue
+		}
+		// It may have been answered since the list was read.
+		var still bool
+		err := f.db.View(func(tx *bolt.Tx) error {
+			still = tx.Bucket(bucketPending).Get([]byte(p.ID)) != nil
+			return nil
+		})
+		if err == nil && still {
+			return p, nil
+		}
+		f.held.unhold(p.ID)
+	}
+	return nil, nil
+}
+
+// Unhold implements Store.
+func (f *File) Unhold(id string) { f.held.unhold(id) }
 
 // Answer implements Store.
 func (f *File) Answer(_ context.Context, id string, status int) error {
 	now := f.now()
-	return f.update(func(tx *bolt.Tx) error {
+	err := f.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketPayments)
 		v := b.Get([]byte(id))
 		if v == nil {
@@ -364,6 +399,10 @@ func (f *File) Answer(_ context.Context, id string, status int) error {
 		}
 		return tx.Bucket(bucketPending).Delete([]byte(id))
 	})
+	if err == nil {
+		f.held.unhold(id)
+	}
+	return err
 }
 
 // Unanswered implements Store.

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -48,14 +49,13 @@ type Unavailable struct{ Err error }
 func (e *Unavailable) Error() string { return "ledger: the store is unavailable: " + e.Err.Error() }
 func (e *Unavailable) Unwrap() error { return e.Err }
 
-// Key names one budget: an asset on a network. The stores compare assets
-// without regard to case (EVM addresses are hex).
+// Key names one budget: an asset on a network, compared as plain strings
+// (the caller spells them one way: pay.Policy lowercases EVM addresses and
+// keeps other chains' case-sensitive spellings).
 type Key struct {
 	Network string // CAIP-2
 	Asset   string
 }
-
-func (k Key) norm() Key { return Key{k.Network, strings.ToLower(k.Asset)} }
 
 // Payment is one signed payment in the journal.
 type Payment struct {
@@ -66,9 +66,10 @@ type Payment struct {
 	Protocol    string // "x402" or "mpp"
 	H           string // the terms' SHA-256, 0x and 64 hex digits
 	URL         string // where it was (or is to be) sent
-	Method      string
 	HeaderName  string // the request header it is sent in
 	Header      string // the header's value: the payment
+	Signed      []byte // the payment as JSON (x402: the payload; MPP: the credential)
+	PaymentID   string // the x402 payment identifier, if any
 	ATR         []byte // the terms, exactly as fetched
 
 	Network, Asset, Payer, Payee string
@@ -108,6 +109,15 @@ type Store interface {
 	// Unanswered lists the payments that wait for an answer, oldest first;
 	// url, when not empty, keeps only those sent to it.
 	Unanswered(ctx context.Context, url string) ([]*Payment, error)
+	// Claim takes, to present it again, the oldest payment sent to url
+	// that waits for an answer and that no live sender holds; nil when
+	// there is none. A store holds each payment it recorded or claimed
+	// until Answer or Unhold; PostgreSQL also skips those that other live
+	// processes hold (each holds a session lock while it runs).
+	Claim(ctx context.Context, url string) (*Payment, error)
+	// Unhold lets go of a payment without an answer (its sending failed),
+	// so that it can be claimed again.
+	Unhold(id string)
 	// Payments lists the journal, newest first, at most limit (≤ 0: all).
 	Payments(ctx context.Context, limit int) ([]*Payment, error)
 
@@ -115,6 +125,41 @@ type Store interface {
 	// its password).
 	Where() string
 	Close() error
+}
+
+// held is the set of payments a store's own process is sending.
+type held struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (h *held) hold(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m[id] {
+		return false
+	}
+	if h.m == nil {
+		h.m = map[string]bool{}
+	}
+	h.m[id] = true
+	return true
+}
+
+func (h *held) unhold(id string) {
+	h.mu.Lock()
+	delete(h.m, id)
+	h.mu.Unlock()
+}
+
+func (h *held) list() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.m))
+	for id := range h.m {
+		out = append(out, id)
+	}
+	return out
 }
 
 // newID is 16 hex digits of the time in nanoseconds and 16 random ones:

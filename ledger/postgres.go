@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
@@ -25,10 +27,20 @@ import (
 // other.
 type Postgres struct {
 	pool  *pgxpool.Pool
+	cfg   *pgx.ConnConfig
 	where string
 	now   func() time.Time
 
 	known sync.Map // Key → true: its budget row exists
+	held  held
+
+	// owner is this store's id in the payments it holds; while it runs it
+	// holds the session advisory lock of that number on ownerConn, so that
+	// other processes can tell its payments from those of a dead process.
+	owner      int64
+	ownerMu    sync.Mutex
+	ownerConn  *pgx.Conn
+	ownerCheck time.Time
 }
 
 var _ Store = (*Postgres)(nil)
@@ -63,9 +75,10 @@ CREATE TABLE termsgate_payments (
 	protocol      text NOT NULL,
 	h             text NOT NULL,
 	url           text NOT NULL,
-	method        text NOT NULL,
 	header_name   text NOT NULL,
 	header        text NOT NULL,
+	signed        bytea,
+	payment_id    text NOT NULL,
 	atr           bytea,
 	network       text NOT NULL,
 	asset         text NOT NULL,
@@ -74,7 +87,8 @@ CREATE TABLE termsgate_payments (
 	amount        numeric(78,0),
 	payable_until timestamptz NOT NULL,
 	answered      timestamptz,
-	status        integer NOT NULL DEFAULT 0
+	status        integer NOT NULL DEFAULT 0,
+	owner         bigint NOT NULL DEFAULT 0
 );
 CREATE INDEX termsgate_payments_pending ON termsgate_payments (url, id) WHERE answered IS NULL;
 `,
@@ -95,7 +109,10 @@ func OpenPostgres(ctx context.Context, connString string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %s: %w", where, err)
 	}
-	p := &Postgres{pool: pool, where: where, now: time.Now}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	owner := int64(binary.BigEndian.Uint64(b[:]) >> 2) // positive, never 0 in practice
+	p := &Postgres{pool: pool, cfg: cfg.ConnConfig, where: where, now: time.Now, owner: owner | 1}
 	if err := p.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -139,7 +156,47 @@ func (p *Postgres) migrate(ctx context.Context) error {
 func (p *Postgres) Where() string { return p.where }
 
 // Close closes the connections.
-func (p *Postgres) Close() error { p.pool.Close(); return nil }
+func (p *Postgres) Close() error {
+	p.ownerMu.Lock()
+	if p.ownerConn != nil {
+		p.ownerConn.Close(context.Background())
+		p.ownerConn = nil
+	}
+	p.ownerMu.Unlock()
+	p.pool.Close()
+	return nil
+}
+
+// ownerCheckEvery is how often the owner lock's connection is checked to be
+// alive (a restart of the database ends it, and with it the lock).
+const ownerCheckEvery = 2 * time.Second
+
+// ensureOwner makes sure this store holds its owner lock.
+func (p *Postgres) ensureOwner(ctx context.Context) error {
+	p.ownerMu.Lock()
+	defer p.ownerMu.Unlock()
+	if c := p.ownerConn; c != nil && !c.IsClosed() {
+		if time.Since(p.ownerCheck) < ownerCheckEvery {
+			return nil
+		}
+		if c.Ping(ctx) == nil {
+			p.ownerCheck = time.Now()
+			return nil
+		}
+		c.Close(ctx)
+		p.ownerConn = nil
+	}
+	c, err := pgx.ConnectConfig(ctx, p.cfg.Copy())
+	if err != nil {
+		return p.unavailable(err)
+	}
+	if _, err := c.Exec(ctx, `SELECT pg_advisory_lock($1)`, p.owner); err != nil {
+		c.Close(ctx)
+		return p.unavailable(err)
+	}
+	p.ownerConn, p.ownerCheck = c, time.Now()
+	return nil
+}
 
 func (p *Postgres) unavailable(err error) error {
 	if err == nil || errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound) {
@@ -154,7 +211,6 @@ func (p *Postgres) Reserve(ctx context.Context, k Key, amount, budget *big.Int) 
 	if err := checkAmount(amount, budget); err != nil {
 		return "", err
 	}
-	k = k.norm()
 	if _, ok := p.known.Load(k); !ok {
 		if _, err := p.pool.Exec(ctx, `INSERT INTO termsgate_budgets (network, asset) VALUES ($1, $2)
 			ON CONFLICT DO NOTHING`, k.Network, k.Asset); err != nil {
@@ -214,7 +270,6 @@ FROM r WHERE b.network = r.network AND b.asset = r.asset`, id)
 
 // Spent implements Store.
 func (p *Postgres) Spent(ctx context.Context, k Key) (*big.Int, error) {
-	k = k.norm()
 	var s string
 	err := p.pool.QueryRow(ctx, `SELECT coalesce((SELECT spent::text FROM termsgate_budgets WHERE network = $1 AND asset = $2), '0')`,
 		k.Network, k.Asset).Scan(&s)
@@ -226,9 +281,20 @@ func (p *Postgres) Spent(ctx context.Context, k Key) (*big.Int, error) {
 
 // Record implements Store: the reservation's commit and the payment's row
 // are one statement.
-func (p *Postgres) Record(ctx context.Context, pm *Payment) error {
+func (p *Postgres) Record(ctx context.Context, pm *Payment) (err error) {
 	if err := fill(pm, p.now()); err != nil {
 		return err
+	}
+	if err := p.ensureOwner(ctx); err != nil {
+		return err
+	}
+	// Held before it is visible, so that no Claim of this process takes it.
+	if pm.Pending() && p.held.hold(pm.ID) {
+		defer func() {
+			if err != nil {
+				p.held.unhold(pm.ID)
+			}
+		}()
 	}
 	var amount *string
 	if pm.Amount != nil {
@@ -241,12 +307,12 @@ func (p *Postgres) Record(ctx context.Context, pm *Payment) error {
 	}
 	tag, err := p.pool.Exec(ctx, `
 WITH c AS (UPDATE termsgate_reservations SET committed = true WHERE id = $2 AND $2 <> '' RETURNING 1)
-INSERT INTO termsgate_payments (id, reservation, created, pairing, protocol, h, url, method, header_name, header,
-	atr, network, asset, payer, payee, amount, payable_until, answered, status)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::text::numeric, $17, $18, $19
+INSERT INTO termsgate_payments (id, reservation, created, pairing, protocol, h, url, header_name, header,
+	atr, network, asset, payer, payee, amount, payable_until, answered, status, signed, payment_id, owner)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::text::numeric, $16, $17, $18, $19, $20, $21
 WHERE $2 = '' OR EXISTS (SELECT 1 FROM c)`,
-		pm.ID, pm.Reservation, pm.Created, pm.Pairing, pm.Protocol, pm.H, pm.URL, pm.Method, pm.HeaderName, pm.Header,
-		pm.ATR, pm.Network, pm.Asset, pm.Payer, pm.Payee, amount, pm.PayableUntil, answered, pm.Status)
+		pm.ID, pm.Reservation, pm.Created, pm.Pairing, pm.Protocol, pm.H, pm.URL, pm.HeaderName, pm.Header,
+		pm.ATR, pm.Network, pm.Asset, pm.Payer, pm.Payee, amount, pm.PayableUntil, answered, pm.Status, pm.Signed, pm.PaymentID, p.owner)
 	if err != nil {
 		return p.unavailable(err)
 	}
@@ -265,11 +331,12 @@ func (p *Postgres) Answer(ctx context.Context, id string, status int) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("%w: payment %s", ErrNotFound, id)
 	}
+	p.held.unhold(id)
 	return nil
 }
 
-const paymentColumns = `id, reservation, created, pairing, protocol, h, url, method, header_name, header,
-	atr, network, asset, payer, payee, amount::text, payable_until, answered, status`
+const paymentColumns = `id, reservation, created, pairing, protocol, h, url, header_name, header,
+	atr, network, asset, payer, payee, amount::text, payable_until, answered, status, signed, payment_id`
 
 func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]*Payment, error) {
 	rows, err := p.pool.Query(ctx, sql, args...)
@@ -283,9 +350,9 @@ func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]*Payme
 			amount   *string
 			answered *time.Time
 		)
-		if err := rows.Scan(&pm.ID, &pm.Reservation, &pm.Created, &pm.Pairing, &pm.Protocol, &pm.H, &pm.URL, &pm.Method,
+		if err := rows.Scan(&pm.ID, &pm.Reservation, &pm.Created, &pm.Pairing, &pm.Protocol, &pm.H, &pm.URL,
 			&pm.HeaderName, &pm.Header, &pm.ATR, &pm.Network, &pm.Asset, &pm.Payer, &pm.Payee, &amount,
-			&pm.PayableUntil, &answered, &pm.Status); err != nil {
+			&pm.PayableUntil, &answered, &pm.Status, &pm.Signed, &pm.PaymentID); err != nil {
 			rows.Close()
 			return nil, p.unavailable(err)
 		}
@@ -316,3 +383,36 @@ func (p *Postgres) Payments(ctx context.Context, limit int) ([]*Payment, error) 
 	}
 	return p.query(ctx, `SELECT `+paymentColumns+` FROM termsgate_payments ORDER BY id DESC LIMIT $1`, limit)
 }
+
+// Claim implements Store: one UPDATE takes the oldest unanswered payment to
+// url that this store does not hold and whose owner is this store or holds
+// no lock (its process is gone), skipping rows another claim has locked.
+func (p *Postgres) Claim(ctx context.Context, url string) (*Payment, error) {
+	if err := p.ensureOwner(ctx); err != nil {
+		return nil, err
+	}
+	for range 3 {
+		list, err := p.query(ctx, `
+UPDATE termsgate_payments SET owner = $2
+WHERE id = (
+	SELECT q.id FROM termsgate_payments q
+	WHERE q.answered IS NULL AND q.url = $1 AND NOT (q.id = ANY($3::text[]))
+		AND (q.owner = $2 OR NOT EXISTS (
+			SELECT 1 FROM pg_locks l
+			WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+				AND l.classid::bigint = (q.owner >> 32) AND l.objid::bigint = (q.owner & 4294967295)))
+	ORDER BY q.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING `+paymentColumns, url, p.owner, p.held.list())
+		if err != nil || len(list) == 0 {
+			return nil, err
+		}
+		if p.held.hold(list[0].ID) {
+			return list[0], nil
+		}
+		// Another goroutine of this process claimed it meanwhile: look again.
+	}
+	return nil, nil
+}
+
+// Unhold implements Store.
+func (p *Postgres) Unhold(id string) { p.held.unhold(id) }

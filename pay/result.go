@@ -31,6 +31,10 @@ type Result struct {
 	// PaymentID is the x402 payment identifier written into the payment
 	// when the seller advertises the payment-identifier extension, else "".
 	PaymentID string
+	// Again is set when this payment was not signed for this request but
+	// taken from the Transport's Journal: signed earlier, never answered,
+	// and now presented again.
+	Again bool
 
 	// StatusCode is the status of the seller's answer to the payment.
 	StatusCode int

@@ -102,6 +102,10 @@ type Transport struct {
 	// mpp/charge/evm/authorization, its tokenDomain: the token's EIP-712
 	// name and version); nil, or a nil answer, means none.
 	Inputs func(pairing string) *jsonv.Object
+	// Journal, when set, keeps each payment from its signature to the
+	// seller's answer, and a payment never answered is presented again to
+	// its URL instead of a new one being signed (journal.go).
+	Journal Journal
 }
 
 // inputsFor is Inputs for one pairing, never nil.
@@ -221,15 +225,27 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			body.Close()
 		}
 	}
-	o, pairing, d := t.choose(offers)
-	if d != nil {
-		closeBody()
-		return nil, t.declined(req, d)
-	}
-	res, err := t.pay(ctx, req, o, pairing)
+	// A payment journaled for this URL and never answered is presented
+	// again rather than a new one signed.
+	res, journaled, err := t.unanswered(ctx, req)
 	if err != nil {
 		closeBody()
 		return nil, err
+	}
+	if res == nil {
+		o, pairing, d := t.choose(offers)
+		if d != nil {
+			closeBody()
+			return nil, t.declined(req, d)
+		}
+		if res, err = t.pay(ctx, req, o, pairing); err != nil {
+			closeBody()
+			return nil, err
+		}
+		if journaled, err = t.record(ctx, req, res); err != nil {
+			closeBody()
+			return nil, err
+		}
 	}
 
 	retry := req.Clone(ctx)
@@ -243,9 +259,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// The payment may have reached the seller: it stays reserved, and
 		// the error carries it so that it is presented again, not re-signed.
 		log.WarnContext(ctx, "pay: sending the payment failed", "url", logURL(req.URL), "err", err)
+		t.unsent(ctx, journaled)
 		return nil, &SendError{Result: res, Err: err}
 	}
 	res.StatusCode = paid.StatusCode
+	t.answered(ctx, req, journaled, paid.StatusCode)
 	switch res.Protocol {
 	case ProtocolX402:
 		if h := paid.Header.Get(HeaderResponse); h != "" {

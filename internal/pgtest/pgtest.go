@@ -31,6 +31,7 @@ type Server struct {
 	port           int
 	cred           *syscall.Credential
 	running        bool
+	ndb            int
 }
 
 // Install is what a machine without the binaries needs.
@@ -203,4 +204,17 @@ func (s *Server) Stop(tb testing.TB) {
 		tb.Errorf("pg_ctl stop after %s: %v\n%s", time.Since(start), err, out)
 	}
 	s.running = false
+}
+
+// NewDatabase creates an empty database on the server and returns its
+// connection string.
+func (s *Server) NewDatabase(tb testing.TB) string {
+	tb.Helper()
+	s.ndb++
+	name := fmt.Sprintf("test%d", s.ndb)
+	if out, err := s.run("psql", "-X", "-q", "-h", s.dir, "-p", strconv.Itoa(s.port), "-U", "postgres", "-d", "postgres",
+		"-c", "CREATE DATABASE "+name); err != nil {
+		tb.Fatalf("CREATE DATABASE: %v\n%s", err, out)
+	}
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, name)
 }
