@@ -21,5 +21,6 @@ func Default() *rails.Registry {
 		tempo.Session{},
 		tempo.Subscription{},
 		xrpl.Exact{},
+		xrpl.Charge{},
 	)
 }

@@ -36,6 +36,8 @@ var methodChecks = map[string]methodCheck{
 	"subscription/tempo": tempoSubscription,
 	"charge/lightning":   lightningCharge,
 	"session/lightning":  lightningSession,
+	"charge/xrpl":        xrplCharge,
+	"session/xrpl":       xrplSession,
 }
 
 var evmCredentialTypes = map[string]string{

@@ -28,6 +28,7 @@ const (
 var railNetworks = map[string]func(details *jsonv.Object) (string, error){
 	"charge/solana":      solanaChargeNetwork,
 	"charge/xrpl":        xrplNetwork,
+	"session/xrpl":       xrplNetwork,
 	"charge/hedera":      hederaChargeNetwork,
 	"charge/stellar":     stellarNetwork,
 	"charge/nearintents": nearIntentsNetwork,
