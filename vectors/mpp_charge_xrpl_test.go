@@ -201,7 +201,9 @@ func TestMPPChargeXRPL(t *testing.T) {
 					for _, m := range []func(req, d *jsonv.Object){
 						func(req, _ *jsonv.Object) { req.Set("recipient", "0x742d35cc6634c0532925a3b844bc9e7595f8fe00") },
 						func(req, _ *jsonv.Object) { req.Set("currency", "USD") },
-						func(req, _ *jsonv.Object) { req.Set("currency", jsonv.Obj("currency", "XRP", "issuer", str(t, fixed, "account"))) },
+						func(req, _ *jsonv.Object) {
+							req.Set("currency", jsonv.Obj("currency", "XRP", "issuer", str(t, fixed, "account")))
+						},
 						func(req, _ *jsonv.Object) { req.Set("amount", "0") },
 						func(req, _ *jsonv.Object) { req.Set("amount", "1.5") },
 						func(req, _ *jsonv.Object) { req.Set("amount", jsonv.Number(1000000)) },
