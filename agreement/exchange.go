@@ -92,7 +92,7 @@ func (x *Exchange) discover(ctx context.Context, atrBytes []byte, h atr.Hash, ur
 	}
 	switch {
 	case !ans.answered:
-		return nil, &Failure{Code: CodeFailed, Detail: DetailUnreachable}
+		return nil, &Failure{Code: CodeFailed, Detail: DetailUnreachable, Err: ans.err}
 	case ans.status == 200:
 		r, fail := receipt(ans.body, h)
 		if fail != nil {
@@ -149,7 +149,7 @@ func (x *Exchange) pay(ctx context.Context, atrBytes []byte, h atr.Hash, url str
 		if remaining <= 0 {
 			return nil, moved(CodePending, DetailNotYetRecorded)
 		}
-		x.progress("presenting the agreement payment (attempt " + itoa(attempt) + ")")
+		x.progress("presenting the agreement payment (attempt " + itoa(attempt) + ", " + itoa(int(remaining.Round(time.Second)/time.Second)) + " s of the window left)")
 		ans, fail := x.get(ctx, url, header, min(PaidDeadline(sel.maxTimeout), remaining))
 		if ctx.Err() != nil {
 			return nil, moved(CodePending, DetailSignalAfter)

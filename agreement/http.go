@@ -2,6 +2,8 @@ package agreement
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -21,6 +23,7 @@ type answer struct {
 	required   string // the PAYMENT-REQUIRED header
 	retryAfter string
 	body       []byte // only for a 200
+	err        error  // why there was no answer
 }
 
 // get sends one GET to the agreement URL, with the PAYMENT-SIGNATURE header
@@ -32,7 +35,7 @@ func (x *Exchange) get(ctx context.Context, url, payment string, deadline time.D
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return answer{}, nil
+		return answer{err: err}, nil
 	}
 	req.Header = http.Header{"Accept-Encoding": {"identity"}}
 	if payment != "" {
@@ -40,14 +43,18 @@ func (x *Exchange) get(ctx context.Context, url, payment string, deadline time.D
 	}
 	resp, err := x.doer().Do(req)
 	if err != nil {
-		return answer{}, nil
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("agreement: no answer within %v: %w", deadline, err)
+		}
+		return answer{err: err}, nil
 	}
 	defer resp.Body.Close()
 	if ctx.Err() != nil {
-		return answer{}, nil // a response that raced the deadline is no answer
+		return answer{err: fmt.Errorf("agreement: no whole answer within %v: %w", deadline, ctx.Err())}, nil // a response that raced the deadline is no answer
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		return answer{}, &Failure{Code: CodeFailed, Detail: DetailRedirect}
+		return answer{}, &Failure{Code: CodeFailed, Detail: DetailRedirect,
+			Err: fmt.Errorf("agreement: %s answered %d to %q (redirects are not followed)", url, resp.StatusCode, resp.Header.Get("Location"))}
 	}
 	a := answer{
 		answered:   true,

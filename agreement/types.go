@@ -63,13 +63,19 @@ func (r *Receipt) JSON() *jsonv.Object {
 
 // Failure is how the exchange ends when it ends without a receipt. Code is a
 // gate decline code; Moved is the agreement payment when it was already sent.
+// Err is the cause behind Detail (the transport error, the status), for
+// people and logs; the vectors pin Code and Detail, so it stays out of them.
 type Failure struct {
 	Code   string
 	Detail string
 	Moved  jsonv.Value
+	Err    error
 }
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Detail }
+
+// Unwrap returns the cause.
+func (f *Failure) Unwrap() error { return f.Err }
 
 // The decline codes the exchange ends in, as the gate names them.
 const (

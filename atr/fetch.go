@@ -46,17 +46,33 @@ type Doer interface {
 }
 
 // FetchError is a fetch that ended in a decline: Code is atr-unfetchable or
-// atr-too-large and Detail is the exact sentence the gate reports.
+// atr-too-large and Detail is the exact sentence the gate reports. Err is
+// the cause behind the sentence (the resolver's or TLS error, a refused
+// address, the status, the deadline), for people and logs: the vectors pin
+// Code and Detail, so the cause never goes into them.
 type FetchError struct {
 	Code   string
 	Detail string
+	Err    error
 }
 
 func (e *FetchError) Error() string { return e.Code + ": " + e.Detail }
 
-func unfetchable(detail string) error { return &FetchError{Code: CodeUnfetchable, Detail: detail} }
+// Unwrap returns the cause, so errors.Is(err, context.DeadlineExceeded) and
+// errors.As(err, &notPublic) see through a fetch decline.
+func (e *FetchError) Unwrap() error { return e.Err }
 
-func tooLarge() error { return &FetchError{Code: CodeTooLarge, Detail: DetailTooLarge} }
+func unfetchable(detail string, cause error) error {
+	return &FetchError{Code: CodeUnfetchable, Detail: detail, Err: cause}
+}
+
+func tooLarge(cause error) error {
+	return &FetchError{Code: CodeTooLarge, Detail: DetailTooLarge, Err: cause}
+}
+
+// errLength is the cause of a body that ended short of, or ran past, its
+// declared length.
+var errLength = errors.New("the body's length differs from its Content-Length")
 
 // Fetcher performs the ATR fetch of docs/protocol.md, "Fetching the ATR". The zero value is ready:
 // it uses a client that connects only to public addresses.
@@ -135,8 +151,8 @@ func (f *Fetcher) FetchSum(ctx context.Context, link string) ([]byte, Hash, erro
 
 func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body []byte, err error) {
 	defer func() {
-		if recover() != nil {
-			body, err = nil, unfetchable(DetailUnfetchable)
+		if r := recover(); r != nil {
+			body, err = nil, unfetchable(DetailUnfetchable, fmt.Errorf("atr: recovered from a panic while fetching: %v", r))
 		}
 	}()
 	if ctx == nil {
@@ -144,7 +160,7 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 	}
 	target, ok := requestURL(link)
 	if !ok {
-		return nil, unfetchable(DetailUnfetchable)
+		return nil, unfetchable(DetailUnfetchable, fmt.Errorf("atr: %q is not an https link", link))
 	}
 	timeout := FetchTimeout
 	if f != nil && f.Timeout > 0 {
@@ -155,7 +171,7 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://invalid.invalid/", nil)
 	if err != nil {
-		return nil, unfetchable(DetailUnfetchable)
+		return nil, unfetchable(DetailUnfetchable, err)
 	}
 	req.URL, req.Host = target, target.Host
 	req.Header = http.Header{"Accept-Encoding": {"identity"}}
@@ -168,7 +184,7 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		return nil, unfetchable(DetailUnfetchable)
+		return nil, unfetchable(DetailUnfetchable, doCause(ctx, err, timeout))
 	}
 	rc := resp.Body
 	if rc == nil {
@@ -181,28 +197,28 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 ||
 		resp.Request != nil && resp.Request.URL != nil && !sameTarget(resp.Request.URL, target) {
-		return nil, unfetchable(DetailRedirect)
+		return nil, unfetchable(DetailRedirect, &StatusError{Status: resp.StatusCode, Location: resp.Header.Get("Location")})
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, unfetchable(DetailStatus(resp.StatusCode))
+		return nil, unfetchable(DetailStatus(resp.StatusCode), &StatusError{Status: resp.StatusCode})
 	}
 	// Values joined as a JS Headers object would join repeated fields.
 	coding := strings.ToLower(strings.TrimSpace(strings.Join(resp.Header.Values("Content-Encoding"), ", ")))
 	if coding != "" && coding != "identity" || resp.Uncompressed {
-		return nil, unfetchable(DetailCoding)
+		return nil, unfetchable(DetailCoding, fmt.Errorf("atr: the link served Content-Encoding %q", coding))
 	}
 	declared := int64(-1)
 	if raw := strings.TrimSpace(resp.Header.Get("Content-Length")); raw != "" && strings.Trim(raw, "0123456789") == "" {
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || n > MaxBytes { // err here can only be overflow
-			return nil, tooLarge()
+			return nil, tooLarge(fmt.Errorf("atr: the link declared Content-Length %s", raw))
 		}
 		declared = n
 	} else if resp.ContentLength >= 0 {
 		declared = resp.ContentLength
 	}
 	if declared > MaxBytes {
-		return nil, tooLarge()
+		return nil, tooLarge(fmt.Errorf("atr: the link declared Content-Length %d", declared))
 	}
 	if declared >= 0 {
 		body, err = readDeclared(rc, declared, sum)
@@ -210,9 +226,39 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 		body, err = readStreamed(rc, sum)
 	}
 	if err == nil && ctx.Err() != nil {
-		return nil, unfetchable(DetailUnfetchable)
+		return nil, unfetchable(DetailUnfetchable, doCause(ctx, ctx.Err(), timeout))
+	}
+	var fe *FetchError
+	if errors.As(err, &fe) && fe.Code == CodeUnfetchable && ctx.Err() != nil {
+		fe.Err = doCause(ctx, fe.Err, timeout) // a read cut short by the deadline
 	}
 	return body, err
+}
+
+// StatusError is the cause of a fetch answered with a status other than
+// 200: the status, and for a redirect where it pointed.
+type StatusError struct {
+	Status   int
+	Location string
+}
+
+func (e *StatusError) Error() string {
+	if e.Location != "" {
+		return fmt.Sprintf("atr: the link answered %d %s to %q (redirects are not followed)", e.Status, http.StatusText(e.Status), e.Location)
+	}
+	return fmt.Sprintf("atr: the link answered %d %s", e.Status, http.StatusText(e.Status))
+}
+
+// doCause names a transport failure; past the deadline it says so, since
+// the transport's own error then reads as a bare cancellation.
+func doCause(ctx context.Context, err error, timeout time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("atr: no whole answer within %v: %w", timeout, context.DeadlineExceeded)
+	}
+	if err == nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 // readDeclared reads a body of known length into one buffer of exactly that
@@ -225,19 +271,25 @@ func readDeclared(rc io.Reader, n int64, sum io.Writer) ([]byte, error) {
 	for got := int64(0); got < n; {
 		k, err := rc.Read(buf[got:n])
 		if k < 0 || int64(k) > n-got {
-			return nil, unfetchable(DetailUnfetchable)
+			return nil, unfetchable(DetailUnfetchable, errLength)
 		}
 		_, _ = sum.Write(buf[got : got+int64(k)])
 		got += int64(k)
 		if err != nil && (got < n || !errors.Is(err, io.EOF)) {
-			return nil, unfetchable(DetailUnfetchable)
+			if errors.Is(err, io.EOF) {
+				err = errLength
+			}
+			return nil, unfetchable(DetailUnfetchable, err)
 		}
 		if err != nil {
 			break // io.EOF exactly at the declared length
 		}
 	}
 	if k, err := io.ReadFull(rc, buf[n:]); k != 0 || err != io.EOF {
-		return nil, unfetchable(DetailUnfetchable) // more than declared, or a failure at the end
+		if k != 0 || err == nil {
+			err = errLength
+		}
+		return nil, unfetchable(DetailUnfetchable, err) // more than declared, or a failure at the end
 	}
 	return buf[:n:n], nil
 }
@@ -257,19 +309,19 @@ func readStreamed(rc io.ReadCloser, sum io.Writer) ([]byte, error) {
 		free := buf[len(buf):cap(buf)]
 		k, err := rc.Read(free)
 		if k < 0 || k > len(free) {
-			return nil, unfetchable(DetailUnfetchable)
+			return nil, unfetchable(DetailUnfetchable, fmt.Errorf("atr: the body reader returned %d bytes for a %d-byte buffer", k, len(free)))
 		}
 		_, _ = sum.Write(free[:k])
 		buf = buf[:len(buf)+k]
 		if len(buf) > MaxBytes {
 			rc.Close()
-			return nil, tooLarge()
+			return nil, tooLarge(fmt.Errorf("atr: the link sent more than %d bytes", MaxBytes))
 		}
 		if errors.Is(err, io.EOF) {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, unfetchable(DetailUnfetchable)
+			return nil, unfetchable(DetailUnfetchable, err)
 		}
 	}
 }

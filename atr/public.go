@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -162,7 +161,15 @@ func literalAddr(host string) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-func notPublic(what string) error { return fmt.Errorf("atr: %s is %w", what, ErrNotPublic) }
+// NotPublicError is a refused address: Host is the literal or resolved
+// address (or the name, when it resolved to nothing) that is not public.
+// It matches ErrNotPublic with errors.Is.
+type NotPublicError struct{ Host string }
+
+func (e *NotPublicError) Error() string { return "atr: " + e.Host + " is not a public address" }
+func (e *NotPublicError) Unwrap() error { return ErrNotPublic }
+
+func notPublic(what string) error { return &NotPublicError{Host: what} }
 
 // NewClient returns the client the CLI and the MCP server fetch with: it
 // dials through PublicDialer unless allowPrivate (for local development), uses

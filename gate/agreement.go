@@ -81,7 +81,7 @@ func (g *Gate) agree(ctx context.Context, atrBytes []byte, url string, signer Si
 	if err != nil {
 		var f *agreement.Failure
 		if errors.As(err, &f) {
-			d := decline(Code(f.Code), f.Detail)
+			d := decline(Code(f.Code), f.Detail).because(f.Err)
 			if f.Moved != nil {
 				d.Moved = &Moved{Signed: f.Moved, Bytes: atrBytes, H: h}
 			}

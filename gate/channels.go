@@ -475,9 +475,9 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 // drops what was signed.
 func (g *Gate) signBatch(ctx context.Context, ch rails.Channel, batch *jsonv.Object, n int, built rails.InChannel, w rails.Within, hold *Hold, h atr.Hash, signer Signer) (*WithinResult, error) {
 	progress(ctx, "asking the signer to sign a "+string(w.Action)+" in the held channel")
-	answer, err := protect(func() (jsonv.Value, error) { return signer.Sign(ctx, batch) })
+	answer, err := signSafely(ctx, signer, batch)
 	if err != nil {
-		return nil, decline(SignerFailed, DetailSignerFailed)
+		return nil, decline(SignerFailed, DetailSignerFailed).because(err)
 	}
 	answers, ok := jsonv.AsArray(answer)
 	if !ok || len(answers) != n {

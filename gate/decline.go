@@ -56,13 +56,24 @@ const (
 // Decline is the gate's "no": a code, its detail (a sentence or a refusal
 // code such as x402/link-not-https), and, when the signer already released
 // value, what it signed, so that it is never lost.
+//
+// Err is the cause behind the detail, when there is one: the resolver's or
+// TLS error, a refused address (*atr.NotPublicError), the status
+// (*atr.StatusError), the deadline (context.DeadlineExceeded), the signer's
+// error. The vectors pin Code and Detail, which stay the same whatever the
+// cause; Err is for people and logs, and errors.Is and errors.As reach it
+// through Unwrap.
 type Decline struct {
 	Code   Code
 	Detail string
 	Moved  *Moved
+	Err    error
 }
 
 func (d *Decline) Error() string { return string(d.Code) + ": " + d.Detail }
+
+// Unwrap returns the cause.
+func (d *Decline) Unwrap() error { return d.Err }
 
 // Moved is a payment the signer already released (a broadcast, a Lightning
 // payment, a sent agreement payment), kept with the bytes it was for.
@@ -73,6 +84,11 @@ type Moved struct {
 }
 
 func decline(code Code, detail string) *Decline { return &Decline{Code: code, Detail: detail} }
+
+func (d *Decline) because(err error) *Decline {
+	d.Err = err
+	return d
+}
 
 func (d *Decline) with(m *Moved) *Decline {
 	d.Moved = m

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"strconv"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
@@ -201,14 +202,14 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 	if err != nil {
 		var fe *atr.FetchError
 		if errors.As(err, &fe) {
-			return nil, nil, decline(Code(fe.Code), fe.Detail)
+			return nil, nil, decline(Code(fe.Code), fe.Detail).because(fe.Err)
 		}
-		return nil, nil, decline(ATRUnfetchable, "The ATR could not be fetched from the link.")
+		return nil, nil, decline(ATRUnfetchable, atr.DetailUnfetchable).because(err)
 	}
 	if !atr.EqualText(read.H, h) {
 		return nil, nil, decline(HashMismatch, DetailHashMismatch)
 	}
-	progress(ctx, "the ATR's hash matched: "+h.String())
+	progress(ctx, "the ATR's hash matched: "+h.String()+" ("+strconv.Itoa(len(bytes))+" bytes)")
 	if !publicProof && agreement == "" {
 		return nil, nil, decline(AgreementNotOffered, DetailAgreementNotOffered)
 	}

@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
 
@@ -25,6 +27,18 @@ func protect[T any](f func() (T, error)) (out T, err error) {
 		return out, errThrew
 	}
 	return out, err
+}
+
+// signSafely asks the signer, turning a panic into an error. Unlike protect
+// it keeps the signer's own error: it is the signer-failed decline's cause
+// (a locked key, a refused prompt, an unreachable Clef).
+func signSafely(ctx context.Context, signer Signer, req rails.Request) (v jsonv.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("gate: the signer panicked: %v", r)
+		}
+	}()
+	return signer.Sign(ctx, req)
 }
 
 // call is protect with a throw reported as the refusal failCode

@@ -88,9 +88,14 @@ func (a *Agreed) JSON() *jsonv.Object {
 	return jsonv.Obj("atrHash", a.H.String(), "approve", a.Approve.JSON())
 }
 
-// JSON is {decline: {code, detail}, moved?: {signed, atr, atrHash}}.
+// JSON is {decline: {code, detail}, cause?, moved?: {signed, atr, atrHash}}.
+// cause is the text of Err, in its own member so that detail stays exactly
+// what the vectors pin.
 func (d *Decline) JSON() *jsonv.Object {
 	out := jsonv.Obj("decline", jsonv.Obj("code", string(d.Code), "detail", d.Detail))
+	if d.Err != nil {
+		out.Set("cause", d.Err.Error())
+	}
 	if d.Moved != nil {
 		out.Set("moved", jsonv.Obj("signed", d.Moved.Signed, "atr", ATRJSON(d.Moved.Bytes), "atrHash", d.Moved.H.String()))
 	}

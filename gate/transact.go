@@ -103,6 +103,7 @@ func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (settle func(contex
 	if g.Policy == nil || ps.Request == nil {
 		return noSettle, nil
 	}
+	progress(ctx, "asking the policy")
 	if err := g.Policy.Allow(ctx, ps); err != nil {
 		var d *Decline
 		if errors.As(err, &d) {
@@ -160,9 +161,9 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 	req := first
 	for range MaxSignerCalls {
 		progress(ctx, "asking the signer to sign a "+kindOf(req)+" request")
-		answer, err := protect(func() (jsonv.Value, error) { return signer.Sign(ctx, req) })
+		answer, err := signSafely(ctx, signer, req)
 		if err != nil {
-			return nil, decline(SignerFailed, DetailSignerFailed).with(soFar())
+			return nil, decline(SignerFailed, DetailSignerFailed).because(err).with(soFar())
 		}
 		answers = append(answers, answer)
 		var sig jsonv.Value = answers[0]

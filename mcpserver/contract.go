@@ -50,7 +50,7 @@ type agreeArgs struct {
 	Inputs   *jsonv.Object `json:"inputs,omitempty" desc:"Values the pairing needs from you, by name. A decline whose detail ends in input-missing names the one missing."`
 }
 
-// Results (isError results carry {decline: {code, detail}, moved?} instead).
+// Results (isError results carry {decline: {code, detail}, cause?, moved?} instead).
 
 type atrOut struct {
 	Base64 string `json:"base64" desc:"The ATR's exact bytes, standard padded base64. Keep it with atrHash: it is what was agreed to."`

@@ -455,8 +455,13 @@ func validateOutput(t testing.TB, tool string, raw []byte) {
 func checkDeclineShape(t testing.TB, tool string, v *jsonv.Object) {
 	t.Helper()
 	for _, k := range v.Keys() {
-		if k != "decline" && k != "moved" {
+		if k != "decline" && k != "moved" && k != "cause" {
 			t.Fatalf("%s: decline result has member %q: %s", tool, k, jsonv.Marshal(v))
+		}
+	}
+	if c, ok := v.Get("cause"); ok {
+		if _, isString := jsonv.AsString(c); !isString {
+			t.Fatalf("%s: cause is not a string: %s", tool, jsonv.Marshal(v))
 		}
 	}
 	d, ok := v.GetObject("decline")

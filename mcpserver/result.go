@@ -26,7 +26,7 @@ func structured(v *jsonv.Object, isError bool) *mcp.CallToolResult {
 	}
 }
 
-// declined is the decline result: {decline: {code, detail}, moved?}.
+// declined is the decline result: {decline: {code, detail}, cause?, moved?}.
 func declined(d *gate.Decline) *mcp.CallToolResult { return structured(d.JSON(), true) }
 
 // refused is the result for arguments the tool did not accept: a message

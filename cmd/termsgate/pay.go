@@ -194,6 +194,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
+	steps := newStepLog(stderr, f.verbose)
+	defer steps.done()
+	ctx = steps.context(ctx)
 	req, err := f.request(ctx)
 	if err != nil {
 		return usageError(stderr, "pay", err)
@@ -204,7 +207,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	hc := payClient(f.allowPrivate)
 	t := &pay.Transport{
-		Base:   hc.Transport,
+		Base:   timedTransport{hc.Transport, steps},
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
 		Signer: s,
 	}
@@ -223,6 +226,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	resp, err := pay.NewClient(t).Do(req)
+	steps.done()
 	if wouldSign != nil {
 		fmt.Fprintf(stderr, "termsgate: dry run: the seller asks for a signature granting %s\n", wouldSign)
 		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed, no payment sent")

@@ -46,6 +46,7 @@ type stepsFlags struct {
 	fs           *flag.FlagSet
 	pairing      string
 	allowPrivate bool
+	verbose      bool
 }
 
 func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
@@ -57,7 +58,16 @@ func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
 	}
 	f.fs.StringVar(&f.pairing, "pairing", evm.ExactEIP3009ID, "the pairing id (known: "+strings.Join(all.Default().IDs(), ", ")+")")
 	f.fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from loopback and private addresses (local development only)")
+	f.fs.BoolVar(&f.verbose, "v", false, "log each step with its time to standard error")
 	return f
+}
+
+// run calls the gate with ctx, reporting its steps to stderr (-v, and
+// progress on a terminal).
+func (f *stepsFlags) run(ctx context.Context, stderr io.Writer, call func(context.Context) error) error {
+	steps := newStepLog(stderr, f.verbose)
+	defer steps.done()
+	return call(steps.context(ctx))
 }
 
 func (f *stepsFlags) gate() *gate.Gate {
@@ -147,6 +157,7 @@ func printResult(stdout, stderr io.Writer, out *jsonv.Object, err error) int {
 	if errors.As(err, &d) {
 		fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(d.JSON()))
 		fmt.Fprintf(stderr, "termsgate: declined %s: %s\n", d.Code, d.Detail)
+		explainCause(stderr, d)
 		if d.Moved != nil {
 			fmt.Fprintln(stderr, "termsgate: a payment was already released; it is kept under \"moved\": present it again, do not sign a new one")
 		}
@@ -183,7 +194,10 @@ func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), atr.FetchTimeout)
 		defer cancel()
+		steps := newStepLog(stderr, f.verbose)
+		steps.begin("fetching " + src)
 		b, err = (&atr.Fetcher{Client: stepsClient(f.allowPrivate)}).Fetch(ctx, src)
+		steps.done()
 	} else {
 		// A file that cannot be read is bad input (exit 2), like a bad flag.
 		if b, err = os.ReadFile(src); err != nil {
@@ -195,6 +209,7 @@ func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "termsgate hash:", err)
+		explainCause(stderr, err)
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "%s  %d bytes\n", atr.Sum(b), len(b))
@@ -247,7 +262,11 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := f.gate().Confirm(ctx, doc, f.pairing, *account, in)
+	var c *gate.Confirmed
+	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
+		c, err = f.gate().Confirm(ctx, doc, f.pairing, *account, in)
+		return err
+	})
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}
@@ -436,7 +455,11 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	res, err := f.gate().Transact(ctx, doc, f.pairing, s, opts)
+	var res *gate.Transacted
+	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
+		res, err = f.gate().Transact(ctx, doc, f.pairing, s, opts)
+		return err
+	})
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}
@@ -493,7 +516,11 @@ func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	res, err := f.gate().Agree(ctx, b, *url, s, opts)
+	var res *gate.Agreed
+	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
+		res, err = f.gate().Agree(ctx, b, *url, s, opts)
+		return err
+	})
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}

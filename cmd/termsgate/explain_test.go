@@ -1,0 +1,66 @@
+package main
+
+import (
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/termsgate/termsgate/atr"
+)
+
+// TestFetchFailureNamesItsCause: a refused private address prints the same
+// pinned detail as any fetch failure, then the cause and the flag that
+// allows it.
+func TestFetchFailureNamesItsCause(t *testing.T) {
+	old := stepsClient
+	stepsClient = func(allowPrivate bool) atr.Doer { return atr.NewClient(allowPrivate) }
+	t.Cleanup(func() { stepsClient = old })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	link := "https://127.0.0.1:" + strconv.Itoa(port) + "/atr"
+	code, _, errs := runCLI(t, "", "hash", link)
+	if code != exitFailure || !strings.Contains(errs, atr.DetailUnfetchable) ||
+		!strings.Contains(errs, "because: ") ||
+		!strings.Contains(errs, "hint: 127.0.0.1 is not a public address; --allow-private allows it for local development") {
+		t.Fatalf("exit %d:\n%s", code, errs)
+	}
+	// With --allow-private the address is dialled; the cause is then the
+	// refused connection, and no hint about addresses.
+	code, _, errs = runCLI(t, "", "hash", "--allow-private", link)
+	if code != exitFailure || !strings.Contains(errs, "connection refused") || strings.Contains(errs, "--allow-private allows") {
+		t.Fatalf("exit %d:\n%s", code, errs)
+	}
+}
+
+// TestPayVerboseTimesEachStep: -v logs the request, the answer, the fetch,
+// the hash, the signature and the paid request, each with its time.
+func TestPayVerboseTimesEachStep(t *testing.T) {
+	s := newPaySeller(t)
+	code, _, errs := runCLI(t, "", "pay", "-v", "--dev-key", "--max-amount", "10000", s.ResourceURL())
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		`termsgate: +\d+ ms  sending GET https://`,
+		`the seller answered 402 Payment Required`,
+		`termsgate: +\d+ ms  fetching the ATR at https://`,
+		`termsgate: +\d+ ms  the ATR's hash matched: 0x[0-9a-f]{64} \(138 bytes\)`,
+		`termsgate: +\d+ ms  asking the signer to sign a eip712 request`,
+		`termsgate: +\d+ ms  sending GET https://\S+ with the payment`,
+		`the seller answered 200 OK`,
+	} {
+		if !regexp.MustCompile(want).MatchString(errs) {
+			t.Errorf("no line matching %q in:\n%s", want, errs)
+		}
+	}
+	// Not a terminal: no progress line, whatever the step's length.
+	if strings.Contains(errs, "\r") {
+		t.Fatal("progress written to a non-terminal")
+	}
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/termsgate/termsgate/gate"
+)
+
+// stepLog follows the gate's steps (gate.WithProgress). With -v it logs each
+// step when it ends, with the time it took; on a terminal, a step still
+// running after a second says so on one line that it keeps current, so a 10 s
+// fetch or a 240 s agreement exchange is never silent. When stderr is not a
+// terminal and -v is off it prints nothing.
+type stepLog struct {
+	w       io.Writer
+	verbose bool
+	live    bool
+
+	mu    sync.Mutex
+	step  string
+	start time.Time
+	shown bool // the live line is on screen
+	stop  chan struct{}
+	once  sync.Once
+}
+
+// progressAfter is how long a step runs before the terminal hears of it.
+const progressAfter = time.Second
+
+func newStepLog(stderr io.Writer, verbose bool) *stepLog {
+	l := &stepLog{w: stderr, verbose: verbose, live: isTerminal(stderr), stop: make(chan struct{})}
+	if l.live {
+		go l.tick()
+	}
+	return l
+}
+
+// isTerminal reports whether w is a character device (a terminal), without
+// a dependency: that is all progress lines need to know.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// context returns ctx with the gate's steps reported here.
+func (l *stepLog) context(ctx context.Context) context.Context {
+	return gate.WithProgress(ctx, l.begin)
+}
+
+// begin ends the current step and starts step.
+func (l *stepLog) begin(step string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.endLocked()
+	l.step, l.start = step, time.Now()
+}
+
+// note logs an event that takes no time of its own (an answer), with -v.
+func (l *stepLog) note(event string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.endLocked()
+	if l.verbose {
+		fmt.Fprintf(l.w, "termsgate: %8s  %s\n", "", event)
+	}
+}
+
+func (l *stepLog) endLocked() {
+	if l.step == "" {
+		return
+	}
+	if l.shown {
+		fmt.Fprint(l.w, "\r\033[K")
+		l.shown = false
+	}
+	if l.verbose {
+		fmt.Fprintf(l.w, "termsgate: %8s  %s\n", formatMS(time.Since(l.start)), l.step)
+	}
+	l.step = ""
+}
+
+// done ends the last step and stops the live line.
+func (l *stepLog) done() {
+	l.once.Do(func() {
+		close(l.stop)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.endLocked()
+	})
+}
+
+func (l *stepLog) tick() {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			l.mu.Lock()
+			if l.step != "" {
+				if d := time.Since(l.start); d >= progressAfter {
+					fmt.Fprintf(l.w, "\rtermsgate: %s … %d s\033[K", l.step, int(d/time.Second))
+					l.shown = true
+				}
+			}
+			l.mu.Unlock()
+		}
+	}
+}
+
+func formatMS(d time.Duration) string {
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// timedTransport reports each request it sends to the seller as a step
+// (send) and its status as an event (answer).
+type timedTransport struct {
+	base http.RoundTripper
+	log  *stepLog
+}
+
+func (t timedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	what := "sending " + r.Method + " " + r.URL.Redacted()
+	if r.Header.Get("Payment-Signature") != "" || strings.HasPrefix(r.Header.Get("Authorization"), "Payment ") {
+		what += " with the payment"
+	}
+	t.log.begin(what)
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		t.log.note("no answer: " + err.Error())
+		return nil, err
+	}
+	t.log.note("the seller answered " + resp.Status)
+	return resp, nil
+}
