@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
@@ -22,5 +23,6 @@ func Default() *rails.Registry {
 		tempo.Subscription{},
 		xrpl.Exact{},
 		xrpl.Charge{},
+		stellar.Exact{},
 	)
 }

@@ -1,0 +1,81 @@
+package stellar
+
+import (
+	"strconv"
+
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+)
+
+// summarize states what signing a stellar-auth request grants, read from
+// its preimage alone: the token contract may move Amount from the payer to
+// the payee on the network, until the expiration ledger. A ledger is no
+// clock time, so PayableUntil stays zero; the preimage pins the ledger.
+func summarize(req rails.Request) (rails.Grant, error) {
+	if k, _ := req.GetString("kind"); k != KindAuth {
+		return rails.Grant{}, refuse(CodeTxMalformed)
+	}
+	text, _ := req.GetString("preimage")
+	p, ok := mpp.HexBytes(text, 1, MaxPreimageBytes)
+	if !ok {
+		return rails.Grant{}, refuse(CodeTxMalformed)
+	}
+	a, err := ReadPreimage(p)
+	if err != nil {
+		return rails.Grant{}, err
+	}
+	return rails.Grant{
+		Network: a.Network, Asset: a.Asset, Decimals: -1, Amount: a.Amount,
+		Payer: a.From, Payee: a.To,
+	}, nil
+}
+
+// Summarize implements rails.Summarizer.
+func (Exact) Summarize(req rails.Request) (rails.Grant, error) { return summarize(req) }
+
+// inspect is what a signed transfer grants and where H sits in it.
+func inspect(pairing string, t *Transfer, network, h, where string) *jsonv.Object {
+	o := jsonv.Obj(
+		"pairing", pairing,
+		"h", h,
+		"network", network,
+		"asset", t.Asset,
+		"amount", t.Amount.String(),
+		"payer", t.From,
+		"payee", t.To,
+		"expirationLedger", int64(t.Creds.SignatureExpirationLedger),
+		"credentials", "address",
+	)
+	if t.V2 {
+		o.Set("credentials", "address-v2")
+	}
+	if t.ToMux != nil {
+		o.Set("payeeAccount", t.ToMux.Base())
+		o.Set("muxedId", strconv.FormatUint(t.ToMux.ID, 10))
+	}
+	if d, err := t.PreimageHash(network); err == nil {
+		o.Set("authDigest", "0x"+hexOf(d[:]))
+	}
+	o.Set("whereH", where)
+	return o
+}
+
+// Inspect implements rails.Inspector: the payment read as Bound reads it.
+func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+	t, h, err := p.read(payment)
+	if err != nil {
+		return nil, err
+	}
+	network := acceptedNetwork(payment)
+	return inspect(ExactID, t, network, h,
+		"payload.transaction: the signed transfer's to is a muxed address whose id is H's first 8 bytes; the full H is extensions.legalContext.info.value"), nil
+}
+
+// acceptedNetwork is the accepted option's network of an x402 payment.
+func acceptedNetwork(payment jsonv.Value) string {
+	o, _ := jsonv.AsObject(payment)
+	accepted, _ := o.GetObject("accepted")
+	n, _ := accepted.GetString("network")
+	return n
+}
