@@ -27,6 +27,11 @@ import (
 // other.
 type Postgres struct {
 	pool  *pgxpool.Pool
+	// lazy sends the changes whose loss in a crash of the database is
+	// safe, with synchronous_commit off: a commit lost leaves its
+	// reservation counted as spent; an answer lost gets the payment
+	// presented again, which settles nothing twice.
+	lazy  *pgxpool.Pool
 	cfg   *pgx.ConnConfig
 	where string
 	now   func() time.Time
@@ -109,12 +114,20 @@ func OpenPostgres(ctx context.Context, connString string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: %s: %w", where, err)
 	}
+	lazyCfg := cfg.Copy()
+	lazyCfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	lazy, err := pgxpool.NewWithConfig(ctx, lazyCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ledger: %s: %w", where, err)
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	owner := int64(binary.BigEndian.Uint64(b[:]) >> 2) // positive, never 0 in practice
-	p := &Postgres{pool: pool, cfg: cfg.ConnConfig, where: where, now: time.Now, owner: owner | 1}
+	p := &Postgres{pool: pool, lazy: lazy, cfg: cfg.ConnConfig, where: where, now: time.Now, owner: owner | 1}
 	if err := p.migrate(ctx); err != nil {
 		pool.Close()
+		lazy.Close()
 		return nil, err
 	}
 	return p, nil
@@ -164,6 +177,7 @@ func (p *Postgres) Close() error {
 	}
 	p.ownerMu.Unlock()
 	p.pool.Close()
+	p.lazy.Close()
 	return nil
 }
 
@@ -243,7 +257,7 @@ SELECT $5, $1, $2, $3::text::numeric, $6 FROM b`, k.Network, k.Asset, amount.Str
 
 // Commit implements Store.
 func (p *Postgres) Commit(ctx context.Context, id string) error {
-	tag, err := p.pool.Exec(ctx, `UPDATE termsgate_reservations SET committed = true WHERE id = $1`, id)
+	tag, err := p.lazy.Exec(ctx, `UPDATE termsgate_reservations SET committed = true WHERE id = $1`, id)
 	if err != nil {
 		return p.unavailable(err)
 	}
@@ -324,7 +338,7 @@ WHERE $2 = '' OR EXISTS (SELECT 1 FROM c)`,
 
 // Answer implements Store.
 func (p *Postgres) Answer(ctx context.Context, id string, status int) error {
-	tag, err := p.pool.Exec(ctx, `UPDATE termsgate_payments SET answered = $2, status = $3 WHERE id = $1`, id, p.now(), status)
+	tag, err := p.lazy.Exec(ctx, `UPDATE termsgate_payments SET answered = $2, status = $3 WHERE id = $1`, id, p.now(), status)
 	if err != nil {
 		return p.unavailable(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/ledger"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
 )
@@ -66,6 +67,7 @@ type payFlags struct {
 	allowPrivate, dryRun bool
 	verbose              bool
 	url                  string
+	state                *string
 }
 
 type headerList []string
@@ -82,6 +84,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 		fs.PrintDefaults()
 	}
 	f.keys = addKeyFlags(fs)
+	f.state = addStateFlag(fs)
 	fs.StringVar(&f.method, "X", "", "the HTTP method (default GET, or POST with -d)")
 	fs.StringVar(&f.data, "d", "", "the request body, sent byte for byte")
 	fs.Var(&f.headers, "H", `a request header "Name: value" (repeatable)`)
@@ -130,9 +133,10 @@ func (f *payFlags) parse(args []string) error {
 	return nil
 }
 
-// policy is the spend policy the flags describe; nil when --max-amount is
-// not given (only with --dry-run).
-func (f *payFlags) policy() (*pay.Policy, error) {
+// policy is the spend policy the flags describe, its budget kept in budget
+// (nil: in memory); nil when --max-amount is not given (only with
+// --dry-run).
+func (f *payFlags) policy(budget pay.Budget) (*pay.Policy, error) {
 	if f.maxAmount == "" {
 		return nil, nil
 	}
@@ -143,6 +147,7 @@ func (f *payFlags) policy() (*pay.Policy, error) {
 	return pay.NewPolicy(pay.PolicyConfig{
 		Limits:     []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max}},
 		MaxPayable: f.maxPayable,
+		Budget:     budget,
 	})
 }
 
@@ -184,7 +189,25 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return usageError(stderr, "pay", err)
 	}
-	policy, err := f.policy()
+	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
+	defer cancel()
+	// The budget and the journal (--state); a dry run signs nothing and
+	// keeps nothing.
+	var store ledger.Store
+	if !f.dryRun {
+		st, done, err := openState(ctx, *f.state)
+		if err != nil {
+			fmt.Fprintln(stderr, "termsgate pay:", err)
+			return exitFailure
+		}
+		defer done()
+		store = st
+	}
+	var budget pay.Budget
+	if store != nil {
+		budget = ledger.Budget(store)
+	}
+	policy, err := f.policy(budget)
 	if err != nil {
 		return usageError(stderr, "pay", err)
 	}
@@ -192,8 +215,6 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "pay", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
-	defer cancel()
 	steps := newStepLog(stderr, f.verbose)
 	defer steps.done()
 	ctx = steps.context(ctx)
@@ -213,6 +234,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if policy != nil { // not a typed nil in the interface
 		t.Policy = policy
+	}
+	if store != nil {
+		t.Journal = ledger.Journal(store)
 	}
 	if f.verbose {
 		t.Logger = slog.New(slog.NewTextHandler(stderr, nil))
@@ -271,7 +295,11 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // reportPayment writes the summary of what was signed and what the seller
 // made of it.
 func reportPayment(stderr io.Writer, res *pay.Result, resp *http.Response) {
-	fmt.Fprintf(stderr, "termsgate: signed %s\n", res.Summary)
+	if res.Again {
+		fmt.Fprintf(stderr, "termsgate: presented again a payment signed earlier and never answered: %s\n", res.Summary)
+	} else {
+		fmt.Fprintf(stderr, "termsgate: signed %s\n", res.Summary)
+	}
 	if res.PaymentID != "" {
 		fmt.Fprintf(stderr, "termsgate: payment id %s\n", res.PaymentID)
 	}
