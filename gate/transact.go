@@ -62,7 +62,15 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 	if signer == nil {
 		return nil, decline(NoPayableOption, ns+"/input-malformed")
 	}
-	c, _, err := g.confirm(ctx, doc, p, signer.Account(), inputs)
+	// A pairing that needs the agreement exchange leaves cancellation to
+	// the exchange (docs/agreement.md): the ATR is still fetched, within
+	// its own deadline, so that a cancelled call declines agreement-failed
+	// with nothing sent rather than atr-unfetchable.
+	fetchCtx := ctx
+	if !p.Pattern().PublicProof {
+		fetchCtx = context.WithoutCancel(ctx)
+	}
+	c, _, err := g.confirm(fetchCtx, doc, p, signer.Account(), inputs)
 	if err != nil {
 		return nil, err
 	}

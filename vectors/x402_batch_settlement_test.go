@@ -2,8 +2,9 @@ package vectors_test
 
 // x402-batch-settlement.json: EB1–EB8 (x402/batch-settlement/eip155), the
 // agreedRefusals rows of the pairings termsgate implements, and the buyer
-// rows B2 and B6 of each. The ES rows (x402/batch-settlement/solana) and EC1
-// (cloudflare) are skipped with their reason until those pairings land.
+// rows B2 and B6 of each; EC1 and the Cloudflare rows in
+// x402_batch_cloudflare_test.go. The ES rows (x402/batch-settlement/solana)
+// are skipped with their reason until that pairing lands.
 
 import (
 	"context"
@@ -334,9 +335,7 @@ func TestX402BatchSettlement(t *testing.T) {
 			t.Skip("x402/batch-settlement/solana is not implemented yet")
 		})
 	}
-	t.Run("EC1", func(t *testing.T) {
-		t.Skip("x402/batch-settlement/cloudflare is not implemented yet")
-	})
+	t.Run("EC1", func(t *testing.T) { ec1(t, f) })
 
 	t.Run("agreedRefusals", func(t *testing.T) {
 		for i, r := range get(t, f, "agreedRefusals", "rows").([]jsonv.Value) {
@@ -382,7 +381,8 @@ func TestX402BatchSettlement(t *testing.T) {
 			_, err = g.Check(unhex(t, str(t, checks[1], "bytesHex")), evm.BatchID, presented)
 			wantDecline(t, err, gate.Code(str(t, expects[1], "decline")), "")
 		})
-		for _, pairing := range []string{"x402/batch-settlement/solana", "x402/batch-settlement/cloudflare"} {
+		cloudflareBuyerRows(t, f)
+		for _, pairing := range []string{"x402/batch-settlement/solana"} {
 			for _, name := range []string{"B2", "B6"} {
 				t.Run(name+"/"+pairing, func(t *testing.T) {
 					t.Skip(pairing + " is not implemented yet")
@@ -456,8 +456,10 @@ func batchAgreedRefusal(t *testing.T, i int, b batchEVM, presented *jsonv.Object
 			errs = append(errs, err)
 		}
 		return errs
-	case 5, 6: // Solana and Cloudflare rows
+	case 5: // the Solana row
 		return nil
+	case 6: // a Cloudflare build whose legal context names another hash
+		return cloudflareLegalContextConflict(t, b.f)
 	}
 	t.Fatalf("no inputs for agreedRefusals row %d", i)
 	return nil

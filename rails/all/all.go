@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -17,6 +18,7 @@ func Default() *rails.Registry {
 		evm.ExactEIP3009{},
 		evm.MPPAuthorization{},
 		evm.Batch{},
+		cloudflare.Batch{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

@@ -129,3 +129,13 @@ func Presented(p jsonv.Value, serves func(*jsonv.Object) bool) (accepted, payloa
 	}
 	return accepted, payload, nil
 }
+
+// LegalContext reads the legalContext extension of a document or a payment
+// (its extensions member): the advertised hash in lowercase, the link and
+// the agreement URL, with Read's codes.
+func LegalContext(o *jsonv.Object) (h, link, agreement string, err error) { return legalContext(o) }
+
+// Codes of a payment that echoes the document's legal context.
+const (
+	CodeNothingToSign = "x402/nothing-to-sign" // the build is itself the payment
+)

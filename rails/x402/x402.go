@@ -110,7 +110,9 @@ func legalContext(doc *jsonv.Object) (h, link, agreement string, err error) {
 	if !ok {
 		return "", "", "", malformed
 	}
-	if agreementValue != nil {
+	// A member that is present is read, null included: null is no link,
+	// so malformed, as the reference gates read it.
+	if info.Has("legalContextAgreementUrl") || info.Has("legal_context_agreement_url") {
 		if agreement, err = checkedLink(agreementValue); err != nil {
 			return "", "", "", err
 		}
