@@ -101,7 +101,7 @@ func (g *Gate) payAgreement(ctx context.Context, p rails.Pairing, chosen rails.C
 	if d != nil {
 		return nil, d
 	}
-	settle, err := g.allow(ctx, PaymentSummary{Pairing: p.ID(), H: h, Request: req, Chosen: chosen})
+	settle, err := g.allow(ctx, PaymentSummary{Pairing: p.ID(), H: h, Request: req, Chosen: chosen, Rail: p})
 	if err != nil {
 		return nil, err
 	}

@@ -461,7 +461,7 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 	batch := jsonv.Obj("kind", rails.KindBatch, "requests", list)
 	settle, err := g.allow(ctx, PaymentSummary{
 		Pairing: hold.Pairing, H: h, Request: batch, Chosen: rails.Chosen{Pairing: hold.Pairing},
-		ChannelSigned: amount(hold.SignedMax),
+		Rail: g.railOf(hold.Pairing), Hold: hold.clone(),
 	})
 	if err != nil {
 		return nil, err
@@ -469,6 +469,12 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 	res, err := g.signBatch(ctx, ch, batch, len(reqs), built, w, hold, h, signer)
 	settle(ctx, err)
 	return res, err
+}
+
+// railOf is the registered pairing id names, nil when none.
+func (g *Gate) railOf(id string) rails.Pairing {
+	p, _ := g.pairings().Lookup(id)
+	return p
 }
 
 // signBatch signs the batch and checks what the signer answered; an error

@@ -11,7 +11,6 @@ package gate
 import (
 	"context"
 	"errors"
-	"math/big"
 	"strconv"
 	"time"
 
@@ -63,11 +62,13 @@ type PaymentSummary struct {
 	H       atr.Hash
 	Request rails.Request
 	Chosen  rails.Chosen
-	// ChannelSigned is set for a payment inside a held channel (Within): the
-	// cumulative amount already signed in the channel (the hold's
-	// signedMax). A voucher grants its cumulative amount, so what it adds
-	// is that amount less ChannelSigned.
-	ChannelSigned *big.Int
+	// Rail is the pairing itself, from the gate's registry: a policy asks
+	// it (rails.Summarizer) what the request grants.
+	Rail rails.Pairing
+	// Hold is set for a payment inside a held channel (Within): the hold
+	// it is signed in. A voucher grants its cumulative amount, so what it
+	// adds is that amount less Hold.SignedMax.
+	Hold *Hold
 }
 
 var defaultRegistry = all.Default()

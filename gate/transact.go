@@ -90,7 +90,7 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 		}
 		out.Agreement = agreed.Receipt
 	}
-	settle, err := g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen})
+	settle, err := g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen, Rail: p})
 	if err != nil {
 		return nil, err
 	}

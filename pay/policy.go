@@ -74,8 +74,11 @@ type PolicyConfig struct {
 // the amount asked: "policy/amount-above-maximum: 2000000 of
 // eip155:84532 0x036c… (at most 10000)".
 //
-// A payment in a held channel (gate.PaymentSummary.ChannelSigned set)
-// counts by what it adds to the channel's signed amount.
+// What a payment counts (Summary.Counted) is its amount; for a payment in
+// a held channel, what it adds to the channel's signed amount (and it has
+// no deadline of its own: the ceiling does not apply); for a recurring
+// grant (a key authorization), its limit for every period that starts
+// before it expires.
 //
 // The budget is reserved in Allow, atomically with its check, so concurrent
 // payments cannot overspend it. Policy is a gate.Reserver: the gate commits
@@ -250,25 +253,34 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	if err != nil {
 		return err
 	}
-	lim, key, d := p.limitFor(s)
+	now := p.now()
+	counted := s.Counted(now)
+	lim, key, d := p.limitFor(s, counted)
 	if d != nil {
 		return d
 	}
 	if len(p.payees) > 0 && !p.payees[assetKey(s.Payee)] {
-		return refuseAsked(DetailPayeeNotAllowed, s, "to "+s.Payee)
+		return refuseAsked(DetailPayeeNotAllowed, s, counted, "to "+s.Payee)
 	}
-	if s.Amount.Cmp(lim.max) > 0 {
-		return refuseAsked(DetailAmountAboveMaximum, s, "at most "+lim.max.String())
+	if counted.Cmp(lim.max) > 0 {
+		return refuseAsked(DetailAmountAboveMaximum, s, counted, "at most "+lim.max.String())
 	}
-	if s.PayableUntil.Sub(p.now()) > p.maxPayable {
-		return refuseAsked(DetailPayableTooLong, s, "payable until "+s.PayableUntil.UTC().Format(time.RFC3339)+", at most "+p.maxPayable.String())
+	// A voucher has no deadline of its own: the channel's deposit bounds
+	// it, and the deposit's opening had one. Any other grant without a
+	// deadline is payable forever.
+	if s.ChannelSigned == nil && (s.PayableUntil.IsZero() || s.PayableUntil.Sub(now) > p.maxPayable) {
+		until := "with no deadline"
+		if !s.PayableUntil.IsZero() {
+			until = "payable until " + s.PayableUntil.UTC().Format(time.RFC3339)
+		}
+		return refuseAsked(DetailPayableTooLong, s, counted, until+", at most "+p.maxPayable.String())
 	}
-	id, err := p.budget.Reserve(ctx, key, s.Amount, lim.budget)
+	id, err := p.budget.Reserve(ctx, key, counted, lim.budget)
 	if errors.Is(err, ErrBudgetExhausted) {
-		return refuseAsked(DetailBudgetExhausted, s, "budget "+lim.budget.String())
+		return refuseAsked(DetailBudgetExhausted, s, counted, "budget "+lim.budget.String())
 	}
 	if err != nil {
-		return refuseAsked(DetailBudgetUnavailable, s, err.Error())
+		return refuseAsked(DetailBudgetUnavailable, s, counted, err.Error())
 	}
 	p.mu.Lock()
 	p.pending[ps.Request] = append(p.pending[ps.Request], id)
@@ -278,16 +290,16 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 
 // refuseAsked is the refusal detail, then what was asked: the amount, the
 // network and the asset, and why it is more than allowed.
-func refuseAsked(detail string, s Summary, why string) *gate.Decline {
-	return refuse(fmt.Sprintf("%s: %s of %s %s (%s)", detail, s.Amount, s.Network, s.Asset, why))
+func refuseAsked(detail string, s Summary, amount *big.Int, why string) *gate.Decline {
+	return refuse(fmt.Sprintf("%s: %s of %s %s (%s)", detail, amount, s.Network, s.Asset, why))
 }
 
 // limitFor finds the limit for the summary's network and asset: the one
 // naming the asset, else the network's wildcard.
-func (p *Policy) limitFor(s Summary) (limit, BudgetKey, *gate.Decline) {
+func (p *Policy) limitFor(s Summary, counted *big.Int) (limit, BudgetKey, *gate.Decline) {
 	key := BudgetKey{s.Network, assetKey(s.Asset)}
 	if len(p.networks) > 0 && !p.networks[s.Network] {
-		return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, "no limit names the network")
+		return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, counted, "no limit names the network")
 	}
 	if l, ok := p.limits[key]; ok {
 		return l, key, nil
@@ -297,10 +309,10 @@ func (p *Policy) limitFor(s Summary) (limit, BudgetKey, *gate.Decline) {
 	}
 	for k := range p.limits {
 		if k.Network == s.Network {
-			return limit{}, key, refuseAsked(DetailAssetNotAllowed, s, "no limit names the asset")
+			return limit{}, key, refuseAsked(DetailAssetNotAllowed, s, counted, "no limit names the asset")
 		}
 	}
-	return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, "no limit names the network")
+	return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, counted, "no limit names the network")
 }
 
 // take removes and returns the newest reservation made for ps's request.

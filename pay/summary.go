@@ -1,6 +1,7 @@
 package pay
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -9,27 +10,90 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/evm"
-	"github.com/termsgate/termsgate/rails/tempo"
 )
 
 // Summary is what a signature grants, read from the signing request itself
 // (never from the seller's description of it): who may move how much of
 // which asset, to whom, on which network, until when, under which terms.
-// It is what an approver is shown and what Policy judges.
+// It is what an approver is shown and what Policy judges. The Grant is the
+// pairing's own reading (rails.Summarizer).
 type Summary struct {
 	Pairing string
 	H       atr.Hash // the terms the payment binds (SHA-256 of the ATR bytes)
+	rails.Grant
+	// ChannelSigned is set for a payment inside a held channel: the
+	// cumulative amount signed in it before. Grant.Amount is then the new
+	// cumulative amount, and the payment adds the difference (Adds).
+	ChannelSigned *big.Int
+}
 
-	Network   string   // CAIP-2, e.g. "eip155:84532"
-	Asset     string   // the token contract, as the request writes it
-	AssetName string   // the token's EIP-712 domain name, e.g. "USDC" (the token's own claim)
-	Amount    *big.Int // atomic units of Asset
-	Payer     string
-	Payee     string
+// Adds is what the payment adds to what was already signed: Amount, or for
+// a payment in a channel, Amount less ChannelSigned (never below zero).
+// For a recurring grant it is one period's Amount; Policy counts every
+// period (Counted).
+func (s Summary) Adds() *big.Int {
+	if s.Amount == nil {
+		return new(big.Int)
+	}
+	if s.ChannelSigned == nil {
+		return s.Amount
+	}
+	d := new(big.Int).Sub(s.Amount, s.ChannelSigned)
+	if d.Sign() < 0 {
+		d.SetInt64(0)
+	}
+	return d
+}
 
-	PayableFrom  time.Time // validAfter
-	PayableUntil time.Time // validBefore: after it the signature is worthless
+// Counted is what Policy counts against a limit at now: Adds, and for a
+// recurring grant (Period set) its Amount for every period that starts
+// before PayableUntil — everything the grant lets move.
+func (s Summary) Counted(now time.Time) *big.Int {
+	adds := s.Adds()
+	if s.Period <= 0 {
+		return adds
+	}
+	left := s.PayableUntil.Sub(now)
+	periods := int64(1)
+	if left > s.Period {
+		periods = int64((left + s.Period - 1) / s.Period)
+	}
+	return new(big.Int).Mul(adds, big.NewInt(periods))
+}
+
+// Units is Amount in whole units of the asset ("0.01" for 10000 of a
+// 6-decimal asset) when the decimals are known, else "".
+func (s Summary) Units() string {
+	return Units(s.Amount, s.Decimals)
+}
+
+// Units writes an atomic amount in units of an asset with decimals
+// decimals, without trailing zeros; "" when decimals is unknown (< 0).
+func Units(amount *big.Int, decimals int) string {
+	if amount == nil || decimals < 0 || decimals > 77 {
+		return ""
+	}
+	digits := amount.String()
+	if decimals == 0 {
+		return digits
+	}
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	for len(digits) <= decimals {
+		digits = "0" + digits
+	}
+	whole, frac := digits[:len(digits)-decimals], strings.TrimRight(digits[len(digits)-decimals:], "0")
+	out := whole
+	if frac != "" {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
 }
 
 // String is one line for a person: amount, asset, payee, network, deadline,
@@ -43,9 +107,20 @@ func (s Summary) String() string {
 	if name == "" {
 		name = "token"
 	}
-	return fmt.Sprintf("%s atomic units of %s %s on %s from %s to %s, payable until %s, terms %s (%s)",
-		amount, name, s.Asset, s.Network, s.Payer, s.Payee,
-		s.PayableUntil.UTC().Format(time.RFC3339), s.H, s.Pairing)
+	per := ""
+	if s.Period > 0 {
+		per = " every " + s.Period.String()
+	}
+	from := s.Payer
+	if from == "" {
+		from = "the signer"
+	}
+	until := "no deadline"
+	if !s.PayableUntil.IsZero() {
+		until = "payable until " + s.PayableUntil.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s atomic units of %s %s%s on %s from %s to %s, %s, terms %s (%s)",
+		amount, name, s.Asset, per, s.Network, from, s.Payee, until, s.H, s.Pairing)
 }
 
 // Detail codes of a refusal by Policy or by the transport's own summary
@@ -78,134 +153,84 @@ func refuse(detail string) *gate.Decline {
 	return &gate.Decline{Code: gate.NoPayableOption, Detail: detail}
 }
 
-// maxUnix is the largest validBefore turned into a time.Time; later is "never
-// expires" for every purpose here, and time.Unix would overflow.
-const maxUnix = 1 << 40
+var defaultPairings = all.Default()
 
-// Summarize reads what the signature would grant from the signing request.
-// It reads two request shapes:
+// Summarize reads what the signature would grant from the signing request,
+// by asking the request's pairing (gate.PaymentSummary.Rail, else the
+// pairing registered under its id in rails/all): its rails.Summarizer, or
+// for a payment in a held channel its rails.WithinSummarizer with the
+// hold's opening. Every shipped pairing has one (a test walks rails/all).
 //
-//   - kind eip712 whose typed data is an EIP-3009 TransferWithAuthorization
-//     under the four-field domain {name, version, chainId,
-//     verifyingContract}, types exactly as EIP-3009 writes them: what
-//     x402/exact/eip155/eip3009 and mpp/charge/evm/authorization ask for;
-//   - kind tempo-call whose one call is a TIP-20 transferWithMemo (the call's
-//     to is the token; the recipient and amount are read from its
-//     calldata): what mpp/charge/tempo/memo and mpp/charge/tempo/push ask
-//     for (summary_tempo.go).
-//
-// Any other request is a *gate.Decline (no-payable-option,
-// policy/request-unreadable): a signature whose effect cannot be stated is
-// not signed.
-func Summarize(p gate.PaymentSummary) (Summary, error) {
+// A request the pairing cannot read, a pairing without a summary, or a
+// Grant that does not state a network, an asset and an amount is a
+// *gate.Decline (no-payable-option, policy/request-unreadable, followed by
+// the pairing's refusal code): a signature whose effect cannot be stated
+// is not signed.
+func Summarize(p gate.PaymentSummary) (s Summary, err error) {
 	if p.Request == nil {
 		return Summary{}, refuse(DetailRequestUnreadable)
 	}
-	switch kind, _ := p.Request.GetString("kind"); kind {
-	case "eip712":
-		return summarizeEIP3009(p)
-	case tempo.KindTempoCall:
-		return summarizeTempoMemo(p)
+	pairing := p.Rail
+	if pairing == nil {
+		pairing, _ = defaultPairings.Lookup(p.Pairing)
 	}
-	return Summary{}, refuse(DetailRequestUnreadable)
-}
-
-// summarizeEIP3009 reads an eip712 request of an EIP-3009 authorization.
-func summarizeEIP3009(p gate.PaymentSummary) (Summary, error) {
-	bad := refuse(DetailRequestUnreadable)
-	td, ok := p.Request.GetObject("typedData")
-	if !ok {
-		return Summary{}, bad
+	if pairing == nil || pairing.ID() != p.Pairing {
+		return Summary{}, refuse(DetailRequestUnreadable + ": no pairing " + p.Pairing)
 	}
-	if pt, _ := td.GetString("primaryType"); pt != "TransferWithAuthorization" {
-		return Summary{}, bad
-	}
-	types, ok := td.GetObject("types")
-	if !ok || !sameFields(types, "EIP712Domain", domainFields) || !sameFields(types, "TransferWithAuthorization", transferFields) {
-		return Summary{}, bad
-	}
-	domain, ok := td.GetObject("domain")
-	if !ok || domain.Len() != len(domainFields)/2 {
-		return Summary{}, bad
-	}
-	name, okName := domain.GetString("name")
-	_, okVersion := domain.GetString("version")
-	contract, okContract := domain.GetString("verifyingContract")
-	chain, okChain := chainID(domain)
-	if !okName || !okVersion || !okContract || !okChain || !evm.IsAddress(contract) {
-		return Summary{}, bad
-	}
-	msg, ok := td.GetObject("message")
-	if !ok || msg.Len() != len(transferFields)/2 {
-		return Summary{}, bad
-	}
-	var f [6]string
-	for i, k := range []string{"from", "to", "value", "validAfter", "validBefore", "nonce"} {
-		if f[i], ok = msg.GetString(k); !ok {
-			return Summary{}, bad
+	defer func() {
+		if r := recover(); r != nil { // a pairing's reading must never crash the payer
+			s, err = Summary{}, refuse(DetailRequestUnreadable+": the summary of "+p.Pairing+" failed")
 		}
-	}
-	from, to, value, after, before := f[0], f[1], f[2], f[3], f[4]
-	if !evm.IsAddress(from) || !evm.IsAddress(to) || !evm.IsUint256Decimal(value) ||
-		!evm.IsUint256Decimal(after) || !evm.IsUint256Decimal(before) {
-		return Summary{}, bad
-	}
-	amount, _ := new(big.Int).SetString(value, 10)
-	return Summary{
-		Pairing: p.Pairing, H: p.H,
-		Network: "eip155:" + chain.String(), Asset: contract, AssetName: name, Amount: amount,
-		Payer: from, Payee: to,
-		PayableFrom: unixTime(after), PayableUntil: unixTime(before),
-	}, nil
-}
-
-// The EIP-712 types Summarize accepts, as name/type pairs in order. A
-// different list would give the same member names another meaning (or leave
-// the chain or the contract out of what is signed), so nothing else is read.
-var (
-	domainFields   = []string{"name", "string", "version", "string", "chainId", "uint256", "verifyingContract", "address"}
-	transferFields = []string{"from", "address", "to", "address", "value", "uint256",
-		"validAfter", "uint256", "validBefore", "uint256", "nonce", "bytes32"}
-)
-
-func sameFields(types *jsonv.Object, name string, want []string) bool {
-	v, _ := types.Get(name)
-	list, ok := jsonv.AsArray(v)
-	if !ok || len(list) != len(want)/2 {
-		return false
-	}
-	for i, e := range list {
-		o, ok := jsonv.AsObject(e)
-		if !ok || o.Len() != 2 {
-			return false
+	}()
+	var g rails.Grant
+	switch {
+	case p.Hold != nil:
+		ws, ok := pairing.(rails.WithinSummarizer)
+		if !ok {
+			return Summary{}, refuse(DetailRequestUnreadable + ": " + p.Pairing + " states no in-channel summary")
 		}
-		n, _ := o.GetString("name")
-		t, _ := o.GetString("type")
-		if n != want[2*i] || t != want[2*i+1] {
-			return false
+		g, err = ws.SummarizeWithin(p.Request, p.Hold.Opening)
+	default:
+		sz, ok := pairing.(rails.Summarizer)
+		if !ok {
+			return Summary{}, refuse(DetailRequestUnreadable + ": " + p.Pairing + " states no summary")
 		}
+		g, err = sz.Summarize(p.Request)
 	}
-	return true
+	if err != nil {
+		var ref *rails.Refusal
+		if errors.As(err, &ref) {
+			return Summary{}, refuse(DetailRequestUnreadable + ": " + ref.Code)
+		}
+		return Summary{}, refuse(DetailRequestUnreadable)
+	}
+	if g.Amount == nil || g.Amount.Sign() < 0 || CheckNetwork(g.Network) != nil || g.Asset == "" {
+		return Summary{}, refuse(DetailRequestUnreadable + ": the summary of " + p.Pairing + " is incomplete")
+	}
+	g.Amount = new(big.Int).Set(g.Amount)
+	if g.Payer == "" {
+		g.Payer = chosenFrom(p)
+	}
+	s = Summary{Pairing: p.Pairing, H: p.H, Grant: g}
+	if p.Hold != nil {
+		signed, ok := new(big.Int).SetString(p.Hold.SignedMax, 10)
+		if !ok || signed.Sign() < 0 {
+			return Summary{}, refuse(DetailRequestUnreadable + ": the hold's signedMax is no decimal")
+		}
+		s.ChannelSigned = signed
+	}
+	return s, nil
 }
 
-// chainID reads domain.chainId as go-ethereum's apitypes (and so a signer)
-// does: a JSON number or a decimal string; it must be a positive integer.
-func chainID(domain *jsonv.Object) (*big.Int, bool) {
-	v, _ := domain.Get("chainId")
-	if n, ok := jsonv.AsSafeInt(v); ok && n > 0 {
-		return big.NewInt(n), true
+// chosenFrom is the payer's address the pairing chose for, when the request
+// names none (a Tempo transaction: the signing key is the sender): the
+// account's, written into the choice as "from" by MPP pairings; "" when the
+// choice does not have it.
+func chosenFrom(p gate.PaymentSummary) string {
+	c, _ := jsonv.AsObject(p.Chosen.Choice)
+	from, _ := c.GetString("from")
+	if !evm.IsAddress(from) {
+		return ""
 	}
-	if s, ok := jsonv.AsString(v); ok && evm.IsUint256Decimal(s) && !strings.HasPrefix(s, "0") {
-		n, _ := new(big.Int).SetString(s, 10)
-		return n, true
-	}
-	return nil, false
-}
-
-func unixTime(decimal string) time.Time {
-	n, _ := new(big.Int).SetString(decimal, 10)
-	if !n.IsInt64() || n.Int64() > maxUnix {
-		return time.Unix(maxUnix, 0)
-	}
-	return time.Unix(n.Int64(), 0)
+	return from
 }

@@ -22,6 +22,11 @@ type Grant struct {
 
 	PayableFrom  time.Time // zero when the request sets no start
 	PayableUntil time.Time // after it the signature is worthless; zero when the request sets no end
+
+	// Period is set for a recurring grant (a key authorization's periodic
+	// limit): Amount may then move again every Period until PayableUntil.
+	// Zero for a one-off payment.
+	Period time.Duration
 }
 
 // Summarizer is implemented by every pairing: it states what signing a
@@ -29,6 +34,15 @@ type Grant struct {
 // error, and the payment is not signed: nothing is signed on doubt.
 type Summarizer interface {
 	Summarize(req Request) (Grant, error)
+}
+
+// WithinSummarizer is implemented by channel pairings whose in-channel
+// requests (a voucher) do not name everything a Grant states: it states
+// what signing req, a payment inside the channel opening opened, grants.
+// Amount is the cumulative amount the payment lets the payee claim in the
+// channel, not what it adds; the caller knows what was signed before.
+type WithinSummarizer interface {
+	SummarizeWithin(req Request, opening *jsonv.Object) (Grant, error)
 }
 
 // Inspector is implemented by pairings whose payments `termsgate inspect`

@@ -1,8 +1,10 @@
 package evm
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -233,4 +235,130 @@ func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
 		return "", payloadMalformed
 	}
 	return h.String(), nil
+}
+
+// CodeRequestUnreadable refuses to summarize a signing request that is not
+// exactly the EIP-3009 authorization these pairings build.
+const CodeRequestUnreadable = "evm/request-unreadable"
+
+// Summarize states what signing the request grants: the authorization's
+// value of the verifying contract's token, from its from to its to, on the
+// domain's chain, valid from validAfter until validBefore.
+func (ExactEIP3009) Summarize(req rails.Request) (rails.Grant, error) { return SummarizeTransfer(req) }
+
+// SummarizeTransfer reads a kind eip712 request whose typed data is an
+// EIP-3009 TransferWithAuthorization under the four-field domain {name,
+// version, chainId, verifyingContract}, its types exactly as
+// TransferWithAuthorization writes them, and nothing else: a member a
+// summary does not read could be one a signer does. A different type list
+// would give the same member names another meaning (or leave the chain or
+// the contract out of what is signed), so it is refused
+// (CodeRequestUnreadable).
+func SummarizeTransfer(req rails.Request) (rails.Grant, error) {
+	bad := rails.Refuse(CodeRequestUnreadable)
+	if req == nil || req.Len() != 2 {
+		return rails.Grant{}, bad
+	}
+	if kind, _ := req.GetString("kind"); kind != "eip712" {
+		return rails.Grant{}, bad
+	}
+	td, ok := req.GetObject("typedData")
+	if !ok || td.Len() != 4 {
+		return rails.Grant{}, bad
+	}
+	if pt, _ := td.GetString("primaryType"); pt != "TransferWithAuthorization" {
+		return rails.Grant{}, bad
+	}
+	types, ok := td.GetObject("types")
+	if !ok || types.Len() != 2 || !sameFields(types, "EIP712Domain", transferDomainFields) || !sameFields(types, "TransferWithAuthorization", transferFields) {
+		return rails.Grant{}, bad
+	}
+	domain, ok := td.GetObject("domain")
+	if !ok || domain.Len() != len(transferDomainFields)/2 {
+		return rails.Grant{}, bad
+	}
+	name, okName := domain.GetString("name")
+	_, okVersion := domain.GetString("version")
+	contract, okContract := domain.GetString("verifyingContract")
+	chain, okChain := domainChainID(domain)
+	if !okName || !okVersion || !okContract || !okChain || !IsAddress(contract) {
+		return rails.Grant{}, bad
+	}
+	msg, ok := td.GetObject("message")
+	if !ok || msg.Len() != len(transferFields)/2 {
+		return rails.Grant{}, bad
+	}
+	var f [6]string
+	for i, k := range []string{"from", "to", "value", "validAfter", "validBefore", "nonce"} {
+		if f[i], ok = msg.GetString(k); !ok {
+			return rails.Grant{}, bad
+		}
+	}
+	from, to, value, after, before := f[0], f[1], f[2], f[3], f[4]
+	if !IsAddress(from) || !IsAddress(to) || !IsUint256Decimal(value) ||
+		!IsUint256Decimal(after) || !IsUint256Decimal(before) || !rails.IsHex(f[5], 64) {
+		return rails.Grant{}, bad
+	}
+	amount, _ := new(big.Int).SetString(value, 10)
+	network := "eip155:" + chain.String()
+	return rails.Grant{
+		Network: network, Asset: contract, AssetName: name, Decimals: rails.KnownDecimals(network, contract),
+		Amount: amount, Payer: from, Payee: to,
+		PayableFrom: UnixTime(after), PayableUntil: UnixTime(before),
+	}, nil
+}
+
+// The EIP-712 types SummarizeTransfer accepts, as name/type pairs in order.
+var (
+	transferDomainFields = []string{"name", "string", "version", "string", "chainId", "uint256", "verifyingContract", "address"}
+	transferFields       = []string{"from", "address", "to", "address", "value", "uint256",
+		"validAfter", "uint256", "validBefore", "uint256", "nonce", "bytes32"}
+)
+
+func sameFields(types *jsonv.Object, name string, want []string) bool {
+	v, _ := types.Get(name)
+	list, ok := jsonv.AsArray(v)
+	if !ok || len(list) != len(want)/2 {
+		return false
+	}
+	for i, e := range list {
+		o, ok := jsonv.AsObject(e)
+		if !ok || o.Len() != 2 {
+			return false
+		}
+		n, _ := o.GetString("name")
+		t, _ := o.GetString("type")
+		if n != want[2*i] || t != want[2*i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// domainChainID reads domain.chainId as go-ethereum's apitypes (and so a
+// signer) does: a JSON number or a decimal string; it must be a positive
+// integer.
+func domainChainID(domain *jsonv.Object) (*big.Int, bool) {
+	v, _ := domain.Get("chainId")
+	if n, ok := jsonv.AsSafeInt(v); ok && n > 0 {
+		return big.NewInt(n), true
+	}
+	if s, ok := jsonv.AsString(v); ok && IsUint256Decimal(s) && !strings.HasPrefix(s, "0") {
+		n, _ := new(big.Int).SetString(s, 10)
+		return n, true
+	}
+	return nil, false
+}
+
+// MaxUnix is the latest moment a summary states; a later deadline is
+// "never expires" for every purpose, and time.Unix would overflow.
+const MaxUnix = 1 << 40
+
+// UnixTime is a decimal count of Unix seconds as a time, MaxUnix at most.
+func UnixTime(decimal string) time.Time {
+	n, ok := new(big.Int).SetString(decimal, 10)
+	if !ok || !n.IsInt64() || n.Int64() > MaxUnix {
+		return time.Unix(MaxUnix, 0)
+	}
+	return time.Unix(n.Int64(), 0)
 }

@@ -86,6 +86,12 @@ func (MPPAuthorization) Request(u rails.Unsigned) (rails.Request, error) {
 	return jsonv.Obj("kind", "eip712", "typedData", u.(*mppAuthorizationUnsigned).typedData.Clone()), nil
 }
 
+// Summarize states what signing the request grants: it is the same EIP-3009
+// authorization as x402's (SummarizeTransfer).
+func (MPPAuthorization) Summarize(req rails.Request) (rails.Grant, error) {
+	return SummarizeTransfer(req)
+}
+
 // Complete takes the signature, "0x" hex of 65–8192 bytes.
 func (MPPAuthorization) Complete(u rails.Unsigned, answer jsonv.Value, _ rails.Chosen) (rails.Completion, error) {
 	b := u.(*mppAuthorizationUnsigned)

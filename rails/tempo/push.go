@@ -44,6 +44,10 @@ func (Push) Request(u rails.Unsigned) (rails.Request, error) {
 	return u.(*chargeUnsigned).request.Clone(), nil
 }
 
+// Summarize states what signing the request grants: the same
+// transferWithMemo as Memo's, which the signer broadcasts itself.
+func (Push) Summarize(req rails.Request) (rails.Grant, error) { return summarizeMemoCall(req) }
+
 // Moves: the signer broadcasts a request marked broadcast.
 func (Push) Moves(first rails.Request) bool {
 	b, _ := first.Get("broadcast")

@@ -3,6 +3,7 @@ package tempo
 import (
 	"math/big"
 	"regexp"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -345,4 +346,133 @@ func descriptorSalt(payload *jsonv.Object, p *sessionParams, channel [32]byte) (
 	}
 	salt, _ := parseWord(d.Salt)
 	return atr.Hash(salt), nil
+}
+
+var _ rails.WithinSummarizer = Session{}
+
+// Summarize states what signing the opening grants: the deposit the open
+// call escrows, of its token, for its payee, on the request's chain, until
+// validBefore. Only the first request (the open call) is summarized: the
+// zero voucher that follows it grants nothing.
+func (Session) Summarize(req rails.Request) (rails.Grant, error) {
+	c, ok := readTempoCall(req)
+	if !ok {
+		return rails.Grant{}, rails.Refuse(CodeRequestUnreadable)
+	}
+	o, ok := readOpen(c.input)
+	if !ok {
+		return rails.Grant{}, rails.Refuse(CodeRequestUnreadable)
+	}
+	network, token := eip155(c.chain), o.token.Hex()
+	return rails.Grant{
+		Network: network, Asset: token, Decimals: rails.KnownDecimals(network, token),
+		Amount: o.deposit, Payee: o.payee.Hex(),
+		PayableFrom: time.Unix(0, 0), PayableUntil: until(c.before),
+	}, nil
+}
+
+// openCall is what an escrow's open call says.
+type openCall struct {
+	payee, token common.Address
+	deposit      *big.Int
+}
+
+// readOpen reads OpenV1Calldata (164 bytes) or OpenV2Calldata (196 bytes):
+// the selector, then address words with their 12 leading bytes zero.
+func readOpen(input []byte) (openCall, bool) {
+	word := func(i int) []byte { return input[4+32*i : 4+32*(i+1)] }
+	isAddress := func(w []byte) bool {
+		for _, b := range w[:12] {
+			if b != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	var payee, token, deposit []byte
+	var addresses [][]byte
+	switch {
+	case len(input) == 164 && [4]byte(input[:4]) == SelectorOpenV1:
+		payee, token, deposit = word(0), word(1), word(2)
+		addresses = [][]byte{payee, token, word(4)}
+	case len(input) == 196 && [4]byte(input[:4]) == SelectorOpenV2:
+		payee, token, deposit = word(0), word(2), word(3)
+		addresses = [][]byte{payee, word(1), token, word(5)}
+	default:
+		return openCall{}, false
+	}
+	for _, a := range addresses {
+		if !isAddress(a) {
+			return openCall{}, false
+		}
+	}
+	return openCall{payee: common.BytesToAddress(payee), token: common.BytesToAddress(token), deposit: new(big.Int).SetBytes(deposit)}, true
+}
+
+// SummarizeWithin states what a voucher (or the close) signed in the
+// channel opening opened grants: the batch of one eip712 Voucher, exactly
+// as VoucherTypedData writes it, whose channel is the opening's and whose
+// escrow and chain are the opening transaction's. Amount is the voucher's
+// cumulative amount of the opening's token, for the opening's payee; a
+// voucher has no deadline (the deposit bounds it), so PayableUntil is zero.
+func (Session) SummarizeWithin(req rails.Request, opening *jsonv.Object) (rails.Grant, error) {
+	bad := rails.Refuse(CodeRequestUnreadable)
+	if req == nil || req.Len() != 2 {
+		return rails.Grant{}, bad
+	}
+	if kind, _ := req.GetString("kind"); kind != rails.KindBatch {
+		return rails.Grant{}, bad
+	}
+	rv, _ := req.Get("requests")
+	list, ok := jsonv.AsArray(rv)
+	if !ok || len(list) != 1 {
+		return rails.Grant{}, bad
+	}
+	voucher, ok := jsonv.AsObject(list[0])
+	if !ok || voucher.Len() != 2 {
+		return rails.Grant{}, bad
+	}
+	td, _ := voucher.GetObject("typedData")
+	if kind, _ := voucher.GetString("kind"); kind != "eip712" || td == nil {
+		return rails.Grant{}, bad
+	}
+	// The opening: its channel id, and the open call its transaction makes.
+	payload, _ := opening.GetObject("payload")
+	channelText, okChannel := normalWord(member(payload, "channelId"))
+	channel, _ := parseWord(channelText)
+	wire, okWire := mpp.HexBytes(mpp.String(payload, "transaction"), 1, MaxWireBytes)
+	if !okChannel || !okWire {
+		return rails.Grant{}, bad
+	}
+	tx, err := DecodeTx(wire)
+	if err != nil || len(tx.Calls) != 1 || len(tx.Calls[0].To) != 20 || !tx.ChainID.IsInt64() {
+		return rails.Grant{}, bad
+	}
+	o, ok := readOpen(tx.Calls[0].Input)
+	if !ok {
+		return rails.Grant{}, bad
+	}
+	chain, escrow := tx.ChainID.Int64(), common.BytesToAddress(tx.Calls[0].To)
+	// The voucher, rebuilt from its version, escrow, chain, channel and
+	// amount, must be the one asked for, member for member.
+	domain, _ := td.GetObject("domain")
+	name, _ := domain.GetString("name")
+	msg, _ := td.GetObject("message")
+	cumulative, okAmount := mpp.Uint256(mpp.String(msg, "cumulativeAmount"))
+	if !okAmount || name != "TIP20 Channel Reserve" && name != "Tempo Stream Channel" {
+		return rails.Grant{}, bad
+	}
+	v2 := name == "TIP20 Channel Reserve"
+	if contract, _ := domain.GetString("verifyingContract"); !mpp.IsAddress(contract) || common.HexToAddress(contract) != escrow {
+		return rails.Grant{}, bad
+	}
+	contract, _ := domain.GetString("verifyingContract")
+	if !jsonv.Equal(td, VoucherTypedData(v2, chain, contract, channel, cumulative)) {
+		return rails.Grant{}, bad
+	}
+	network, token := eip155(chain), o.token.Hex()
+	return rails.Grant{
+		Network: network, Asset: token, Decimals: rails.KnownDecimals(network, token),
+		Amount: cumulative, Payee: o.payee.Hex(),
+	}, nil
 }

@@ -2,10 +2,14 @@ package tempo
 
 import (
 	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
@@ -146,4 +150,53 @@ func (Subscription) Bound(presented jsonv.Value) (string, error) {
 		return "", rails.Refuse(CodeWitnessNotBound)
 	}
 	return e.H.String(), nil
+}
+
+// Summarize states what signing the key authorization grants: the access
+// key may move the limit of its one token every period, to the one
+// recipient its one scope allows, on the authorization's chain, until its
+// expiry (no expiry, 0, is never). Amount is the limit per Period. Anything
+// the summary could not state in one Grant (several limits, scopes, rules
+// or recipients, a scope on another target than the limited token, a call
+// other than transferWithMemo) is refused, as is a digest that is not the
+// authorization's.
+func (Subscription) Summarize(req rails.Request) (rails.Grant, error) {
+	bad := rails.Refuse(CodeRequestUnreadable)
+	if req == nil || req.Len() != 3 {
+		return rails.Grant{}, bad
+	}
+	if kind, _ := req.GetString("kind"); kind != KindTempoKeyAuthorization {
+		return rails.Grant{}, bad
+	}
+	ao, _ := req.GetObject("authorization")
+	digestText, _ := req.GetString("digest")
+	if ao == nil {
+		return rails.Grant{}, bad
+	}
+	auth, err := KeyAuthorizationFromJSON(ao)
+	if err != nil || !jsonv.Equal(ao, auth.JSON()) {
+		return rails.Grant{}, bad
+	}
+	digest, err := auth.Digest()
+	if d, ok := parseWord(digestText); err != nil || !ok || d != digest {
+		return rails.Grant{}, bad
+	}
+	if len(auth.Limits) != 1 || len(auth.AllowedCalls) != 1 || auth.ChainID > 1<<53 {
+		return rails.Grant{}, bad
+	}
+	l, scope := auth.Limits[0], auth.AllowedCalls[0]
+	if len(scope.Rules) != 1 || len(scope.Rules[0].Recipients) != 1 || scope.Rules[0].Selector != SelectorTransferWithMemo ||
+		common.HexToAddress(scope.Target) != common.HexToAddress(l.Token) || l.Period == 0 || l.Period > 1<<40 {
+		return rails.Grant{}, bad
+	}
+	network := eip155(int64(auth.ChainID))
+	until := time.Unix(evm.MaxUnix, 0)
+	if auth.Expiry != 0 && auth.Expiry < evm.MaxUnix {
+		until = time.Unix(int64(auth.Expiry), 0)
+	}
+	return rails.Grant{
+		Network: network, Asset: l.Token, Decimals: rails.KnownDecimals(network, l.Token),
+		Amount: new(big.Int).Set(l.Limit), Payee: scope.Rules[0].Recipients[0],
+		PayableFrom: time.Unix(0, 0), PayableUntil: until, Period: time.Duration(l.Period) * time.Second,
+	}, nil
 }
