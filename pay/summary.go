@@ -159,7 +159,8 @@ var defaultPairings = all.Default()
 // by asking the request's pairing (gate.PaymentSummary.Rail, else the
 // pairing registered under its id in rails/all): its rails.Summarizer, or
 // for a payment in a held channel its rails.WithinSummarizer with the
-// hold's opening. Every shipped pairing has one (a test walks rails/all).
+// hold's opening when it has one (a pairing whose in-channel requests name
+// everything summarizes them with Summarize). Every shipped pairing has one (a test walks rails/all).
 //
 // A request the pairing cannot read, a pairing without a summary, or a
 // Grant that does not state a network, an asset and an amount is a
@@ -183,14 +184,9 @@ func Summarize(p gate.PaymentSummary) (s Summary, err error) {
 		}
 	}()
 	var g rails.Grant
-	switch {
-	case p.Hold != nil:
-		ws, ok := pairing.(rails.WithinSummarizer)
-		if !ok {
-			return Summary{}, refuse(DetailRequestUnreadable + ": " + p.Pairing + " states no in-channel summary")
-		}
+	if ws, ok := pairing.(rails.WithinSummarizer); ok && p.Hold != nil {
 		g, err = ws.SummarizeWithin(p.Request, p.Hold.Opening)
-	default:
+	} else {
 		sz, ok := pairing.(rails.Summarizer)
 		if !ok {
 			return Summary{}, refuse(DetailRequestUnreadable + ": " + p.Pairing + " states no summary")
