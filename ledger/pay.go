@@ -10,6 +10,7 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
+	"github.com/termsgate/termsgate/rails"
 )
 
 // Budget is s as a pay.Budget, for pay.PolicyConfig.Budget: the policy's
@@ -95,10 +96,10 @@ func (p *Payment) Result() (*pay.Result, error) {
 	r := &pay.Result{
 		URL: p.URL, Protocol: p.Protocol, Pairing: p.Pairing, ATR: p.ATR, H: h,
 		HeaderName: p.HeaderName, Header: p.Header, PaymentID: p.PaymentID,
-		Summary: pay.Summary{
-			Pairing: p.Pairing, H: h, Network: p.Network, Asset: p.Asset, Amount: p.Amount,
+		Summary: pay.Summary{Pairing: p.Pairing, H: h, Grant: rails.Grant{
+			Network: p.Network, Asset: p.Asset, Decimals: rails.KnownDecimals(p.Network, p.Asset), Amount: p.Amount,
 			Payer: p.Payer, Payee: p.Payee, PayableUntil: p.PayableUntil,
-		},
+		}},
 	}
 	if len(p.Signed) > 0 {
 		if r.Signed, err = jsonv.Parse(p.Signed); err != nil {
