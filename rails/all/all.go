@@ -26,5 +26,6 @@ func Default() *rails.Registry {
 		xrpl.Exact{},
 		xrpl.Charge{},
 		stellar.Exact{},
+		stellar.Charge{},
 	)
 }
