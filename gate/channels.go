@@ -228,6 +228,10 @@ func openingMax(o *jsonv.Object) string {
 	if s, ok := voucher.GetString("maxClaimableAmount"); ok && isDecimal(s) {
 		return s
 	}
+	// An XRPL session's opening signs its first claim, for payload.amount.
+	if s, ok := payload.GetString("amount"); ok && isDecimal(s) && payload.Has("signature") && mpp.String(payload, "action") == "open" {
+		return s
+	}
 	return "0"
 }
 

@@ -542,5 +542,5 @@ func TestBuyer(t *testing.T) {
 	// BA1–BA19 and BE2 are in agreement_test.go.
 	t.Run("BS1", func(t *testing.T) { stellarBuyerRow(t, f.row(t, "BS1")) })
 	t.Run("BS2", func(t *testing.T) { stellarBuyerRow(t, f.row(t, "BS2")) })
-	t.Run("BX1", func(t *testing.T) { t.Skip("mpp/session/xrpl is not implemented yet (a later rails issue)") })
+	t.Run("BX1", func(t *testing.T) { runBX1(t, f.row(t, "BX1")) })
 }

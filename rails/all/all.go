@@ -25,6 +25,7 @@ func Default() *rails.Registry {
 		tempo.Subscription{},
 		xrpl.Exact{},
 		xrpl.Charge{},
+		xrpl.Session{},
 		stellar.Exact{},
 		stellar.Charge{},
 	)

@@ -45,6 +45,7 @@ func (Charge) Choose(read rails.Read, account string, inputs *jsonv.Object, _ in
 }
 
 type chargeUnsigned struct {
+	network   string
 	challenge *jsonv.Object
 	txJSON    *jsonv.Object
 }
@@ -90,11 +91,16 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 	tx.Set("Sequence", jsonv.Number(seq))
 	tx.Set("LastLedgerSequence", jsonv.Number(lls))
 	challenge, _ := c.GetObject("challenge")
-	return &chargeUnsigned{challenge: challenge, txJSON: tx}, nil
+	network, err := mpp.Network(challenge)
+	if err != nil {
+		return nil, err
+	}
+	return &chargeUnsigned{network: network, challenge: challenge, txJSON: tx}, nil
 }
 
 func (Charge) Request(u rails.Unsigned) (rails.Request, error) {
-	return jsonv.Obj("kind", KindTx, "txJson", u.(*chargeUnsigned).txJSON.Clone()), nil
+	b := u.(*chargeUnsigned)
+	return jsonv.Obj("kind", KindTx, "network", b.network, "txJson", b.txJSON.Clone()), nil
 }
 
 // Complete checks the signed blob is the built Payment and puts it in the

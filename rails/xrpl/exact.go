@@ -193,13 +193,17 @@ func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 	return &exactUnsigned{required: required, accepted: accepted, txJSON: tx}, nil
 }
 
-// KindTx is the signing request of one XRPL transaction: {kind, txJson}.
+// KindTx is the signing request of one XRPL transaction: {kind, network,
+// txJson}, network the CAIP-2 id the transaction is for (it carries a
+// NetworkID field only above 1024).
 // The wallet serializes and single-signs txJson and answers 0x + the signed
 // blob's hex.
 const KindTx = "xrpl-tx"
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
-	return jsonv.Obj("kind", KindTx, "txJson", u.(*exactUnsigned).txJSON.Clone()), nil
+	b := u.(*exactUnsigned)
+	network, _ := b.accepted.GetString("network")
+	return jsonv.Obj("kind", KindTx, "network", network, "txJson", b.txJSON.Clone()), nil
 }
 
 // signedDigits reads a signer's answer: 0x and at least one byte of hex.

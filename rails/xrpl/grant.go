@@ -1,0 +1,226 @@
+package xrpl
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+)
+
+// What an XRPL signature grants (rails.Summarizer), read from the request's
+// txJson exactly as the signer will serialize it, and what an XRPL payment
+// shows (rails.Inspector).
+
+var errUnreadable = errors.New("xrpl: the signing request is not one this pairing builds")
+
+// rippleEpoch is the Unix time of the XRP Ledger's epoch (2000-01-01), from
+// which CancelAfter counts.
+const rippleEpoch = 946_684_800
+
+var (
+	_ rails.Summarizer = Exact{}
+	_ rails.Summarizer = Charge{}
+	_ rails.Summarizer = Session{}
+	_ rails.Inspector  = Exact{}
+	_ rails.Inspector  = Charge{}
+	_ rails.Inspector  = Session{}
+)
+
+// txGrant reads a request's network and txJson: the network the request
+// names (a transaction carries NetworkID only above 1024, which must then
+// agree), the payer, payee and what the Amount moves.
+func txGrant(req rails.Request, wantType string) (rails.Grant, Fields, error) {
+	network, _ := req.GetString("network")
+	id, ok := NetworkID(network)
+	txJSON, ok2 := req.GetObject("txJson")
+	if !ok || !ok2 {
+		return rails.Grant{}, nil, errUnreadable
+	}
+	if t, _ := txJSON.GetString("TransactionType"); t != wantType {
+		return rails.Grant{}, nil, errUnreadable
+	}
+	fs, err := FromJSON(txJSON)
+	if err != nil {
+		return rails.Grant{}, nil, err
+	}
+	nid, has := fs.Get(FieldNetworkID)
+	if has && binary.BigEndian.Uint32(nid.Value) != id || !has && id > maxImplicitNetworkID {
+		return rails.Grant{}, nil, errUnreadable
+	}
+	acct, ok1 := fs.Get(FieldAccount)
+	dest, ok2 := fs.Get(FieldDestination)
+	amt, ok3 := fs.Get(FieldAmount)
+	if !ok1 || !ok2 || !ok3 {
+		return rails.Grant{}, nil, errUnreadable
+	}
+	g := rails.Grant{Network: network, Payer: AccountID(acct.Value).Address(), Payee: AccountID(dest.Value).Address()}
+	if err := amountGrant(&g, amt.Value); err != nil {
+		return rails.Grant{}, nil, err
+	}
+	return g, fs, nil
+}
+
+// amountGrant states an amount: XRP in drops (6 decimals); an issued
+// amount as its value's digits with Decimals its fractional digits; an MPT
+// in its own units.
+func amountGrant(g *rails.Grant, v []byte) error {
+	switch len(v) {
+	case 8:
+		g.Asset, g.Decimals = "XRP", 6
+		g.Amount = new(big.Int).SetUint64(binary.BigEndian.Uint64(v) & (1<<62 - 1))
+	case 33:
+		g.Asset, g.Decimals = "MPT:"+upperHex(v[9:]), -1
+		g.Amount = new(big.Int).SetUint64(binary.BigEndian.Uint64(v[1:9]))
+	case 48:
+		text := IssuedValueText(v[:8])
+		if strings.HasPrefix(text, "-") {
+			return errUnreadable
+		}
+		whole, frac, _ := strings.Cut(text, ".")
+		g.Amount, _ = new(big.Int).SetString(whole+frac, 10)
+		var issuer AccountID
+		copy(issuer[:], v[28:])
+		g.Asset, g.Decimals = currencyText(v[8:28])+"."+issuer.Address(), len(frac)
+	default:
+		return errUnreadable
+	}
+	return nil
+}
+
+// Summarize: the Payment's Amount to its Destination. The signature is
+// worthless after LastLedgerSequence, a ledger index, not a time, so no
+// PayableUntil is stated.
+func (Exact) Summarize(req rails.Request) (rails.Grant, error) { return paymentGrant(req) }
+
+// Summarize: as x402/exact/xrpl's.
+func (Charge) Summarize(req rails.Request) (rails.Grant, error) { return paymentGrant(req) }
+
+func paymentGrant(req rails.Request) (rails.Grant, error) {
+	if k, _ := req.GetString("kind"); k != KindTx {
+		return rails.Grant{}, errUnreadable
+	}
+	g, fs, err := txGrant(req, "Payment")
+	if err != nil {
+		return rails.Grant{}, err
+	}
+	// A SendMax above Amount could spend more than Amount: grant the larger.
+	if sm, ok := fs.Get(FieldSendMax); ok {
+		var s rails.Grant
+		if err := amountGrant(&s, sm.Value); err != nil || s.Asset != g.Asset || s.Decimals != g.Decimals {
+			return rails.Grant{}, errUnreadable
+		}
+		if s.Amount.Cmp(g.Amount) > 0 {
+			g.Amount = s.Amount
+		}
+	}
+	return g, nil
+}
+
+// Summarize: an opening grants its whole deposit (the channel holds it and
+// the payee may claim up to what is signed), until CancelAfter when set. A
+// claim alone (a batch of one xrpl-claim) grants its cumulative drops in
+// the channel it names; what it adds is that less the largest amount
+// signed before, which only the hold knows.
+func (Session) Summarize(req rails.Request) (rails.Grant, error) {
+	switch k, _ := req.GetString("kind"); k {
+	case KindSessionOpen:
+		g, fs, err := txGrant(req, "PaymentChannelCreate")
+		if err != nil {
+			return rails.Grant{}, err
+		}
+		if ca, ok := fs.Get(FieldCancelAfter); ok {
+			g.PayableUntil = time.Unix(int64(binary.BigEndian.Uint32(ca.Value))+rippleEpoch, 0).UTC()
+		}
+		return g, nil
+	case rails.KindBatch:
+		rv, _ := req.Get("requests")
+		list, _ := jsonv.AsArray(rv)
+		if len(list) != 1 {
+			return rails.Grant{}, errUnreadable
+		}
+		o, _ := jsonv.AsObject(list[0])
+		if k, _ := o.GetString("kind"); k != KindClaim {
+			return rails.Grant{}, errUnreadable
+		}
+		b, ok := mpp.HexBytes(mpp.String(o, "bytes"), ClaimLen, ClaimLen)
+		channel, drops, okClaim := ReadClaim(b)
+		if !ok || !okClaim {
+			return rails.Grant{}, errUnreadable
+		}
+		return rails.Grant{Asset: "XRP", Decimals: 6, Amount: new(big.Int).SetUint64(drops), Payee: "channel:" + upperHex(channel[:])}, nil
+	}
+	return rails.Grant{}, errUnreadable
+}
+
+// inspectTx is the common part of an XRPL payment's inspection: every
+// field of the transaction as ripple-binary-codec's decode names them, its
+// hash, and where H sits.
+func inspectTx(pairing, network string, tx *Tx, h, hAt string) *jsonv.Object {
+	return jsonv.Obj("pairing", pairing, "network", network, "transactionType", tx.Type, "hash", tx.Hash,
+		"h", h, "hAt", hAt, "transaction", tx.Fields.JSON())
+}
+
+// Inspect reads an x402/exact/xrpl payment as Bound does and shows its
+// Payment; H is the option's LCP string, whose SHA-256 is the InvoiceID.
+func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+	tx, h, err := p.boundTx(payment)
+	if err != nil {
+		return nil, err
+	}
+	o, _ := jsonv.AsObject(payment)
+	accepted, _ := o.GetObject("accepted")
+	network, _ := accepted.GetString("network")
+	return inspectTx(ExactID, network, tx, h.String(), "transaction.InvoiceID = SHA-256(accepted.extra.invoiceId)"), nil
+}
+
+// Inspect reads an mpp/charge/xrpl credential as Bound does and shows its
+// Payment; H is the InvoiceID.
+func (p Charge) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+	tx, e, err := p.boundTx(payment)
+	if err != nil {
+		return nil, err
+	}
+	network, _ := mpp.Network(e.Challenge)
+	return inspectTx(ChargeID, network, tx, e.H.String(), "transaction.InvoiceID"), nil
+}
+
+// Inspect reads an mpp/session/xrpl opening as Bound does and shows its
+// PaymentChannelCreate, the channel it opens and the first claim; H is the
+// LCP memo. A claim inside the channel shows its channel and drops.
+func (p Session) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+	kind, err := p.ChannelKind(payment)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := p.ChannelRef(payment)
+	if err != nil {
+		return nil, err
+	}
+	payloadObj, _ := payloadOf(payment)
+	if kind != rails.ChannelOpen {
+		return jsonv.Obj("pairing", SessionID, "kind", string(kind), "network", ref.Network, "channel", ref.Channel,
+			"amount", mpp.String(payloadObj, "amount"), "hAt", "the opening's memo (a claim carries no H)"), nil
+	}
+	tx, e, err := p.opening(payment)
+	if err != nil {
+		return nil, err
+	}
+	at := "transaction.Memos[?].Memo.MemoData"
+	memos, _ := tx.Fields.Get(FieldMemos)
+	for i, m := range memos.Fields {
+		if d, ok := Fields(m.Fields).Get(FieldMemoData); ok && string(d.Value) == "lcp:sha256:"+e.H.String() {
+			at = "transaction.Memos[" + strconv.Itoa(i) + "].Memo.MemoData"
+		}
+	}
+	out := inspectTx(SessionID, ref.Network, tx, e.H.String(), at+" (the LCP string's UTF-8)")
+	out.Set("kind", string(kind))
+	out.Set("channel", ref.Channel)
+	out.Set("firstClaim", mpp.String(payloadObj, "amount"))
+	return out, nil
+}
