@@ -52,7 +52,6 @@ func memoOf(text string) jsonv.Value {
 	return jsonv.Obj("Memo", jsonv.Obj("MemoData", strings.ToUpper(hexOf([]byte(text)))))
 }
 
-
 func TestMPPSessionXRPL(t *testing.T) {
 	f := load(t, "mpp-session-hedera-solana-xrpl.json")
 	p := xrpl.Session{}
