@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/keystore"
@@ -33,7 +32,7 @@ func TestKeystoreSignerPaysAndWrongPassphraseIsClear(t *testing.T) {
 	}
 
 	_, err = signer.FromKeystoreFile(path, "wrong", network)
-	if !errors.Is(err, keystore.ErrDecrypt) || !strings.Contains(err.Error(), "could not decrypt key with given password") {
+	if !errors.Is(err, signer.ErrWrongPassphrase) {
 		t.Fatalf("wrong passphrase: %v", err)
 	}
 

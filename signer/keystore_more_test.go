@@ -32,7 +32,7 @@ func TestKeystoreFileFromGoEthereumKeyStore(t *testing.T) {
 	}
 
 	_, err = FromKeystoreFile(path, "Correct horse", "eip155:84532")
-	if !errors.Is(err, keystore.ErrDecrypt) || !strings.Contains(err.Error(), "could not decrypt key with given password") {
+	if !errors.Is(err, ErrWrongPassphrase) || !strings.Contains(err.Error(), "the passphrase does not open this key file") {
 		t.Fatalf("wrong passphrase: %v", err)
 	}
 
@@ -43,7 +43,7 @@ func TestKeystoreFileFromGoEthereumKeyStore(t *testing.T) {
 
 	junk := filepath.Join(dir, "junk.json")
 	os.WriteFile(junk, []byte("not a keystore"), 0o600)
-	if _, err := FromKeystoreFile(junk, "correct horse", "eip155:84532"); err == nil || errors.Is(err, keystore.ErrDecrypt) {
+	if _, err := FromKeystoreFile(junk, "correct horse", "eip155:84532"); err == nil || errors.Is(err, ErrWrongPassphrase) {
 		t.Fatalf("junk file: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package signer
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestKeystoreRoundTripAndWrongPassphrase(t *testing.T) {
 	if l.Address() != key.Address {
 		t.Fatalf("address %s", l.Address())
 	}
-	if _, err := FromKeystore(blob, "wrong", "eip155:84532"); err == nil || !strings.Contains(err.Error(), "could not decrypt") {
+	if _, err := FromKeystore(blob, "wrong", "eip155:84532"); !errors.Is(err, ErrWrongPassphrase) {
 		t.Fatalf("wrong passphrase: %v", err)
 	}
 }

@@ -121,7 +121,7 @@ func wantDigest(t *testing.T, td *jsonv.Object, want string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref, err := evm.ApitypesHashes(td); err != nil || ref != parts {
+	if ref, err := apitypesHashes(td); err != nil || ref != parts {
 		t.Fatalf("go-ethereum's apitypes disagrees: %x (%v)", ref.Digest, err)
 	}
 	if got := "0x" + hexOf(parts.Digest[:]); got != want {

@@ -6,6 +6,7 @@ package vectors_test
 import (
 	"context"
 	"fmt"
+	"github.com/termsgate/termsgate/internal/evmref"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestX402ExactEIP3009(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ref, err := evm.ApitypesHashes(td); err != nil || ref != parts {
+		if ref, err := apitypesHashes(td); err != nil || ref != parts {
 			t.Fatalf("go-ethereum's apitypes disagrees: %x (%v)", ref, err)
 		}
 		for name, c := range map[string]struct {
@@ -416,4 +417,13 @@ func mustAdvertise(t *testing.T, doc *jsonv.Object, h atr.Hash) *jsonv.Object {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// apitypesHashes is go-ethereum's apitypes' reading of td (internal/evmref),
+// the reference the gate's own EIP-712 hashing is held to.
+func apitypesHashes(td *jsonv.Object) (evm.TypedDataParts, error) {
+	var p evm.TypedDataParts
+	var err error
+	p.DomainSeparator, p.StructHash, p.Digest, err = evmref.Hashes(td)
+	return p, err
 }

@@ -162,7 +162,7 @@ func TestPayWithAKeystoreFile(t *testing.T) {
 
 	t.Setenv("TERMSGATE_PASSPHRASE", "wrong")
 	code, _, errs := runCLI(t, "", "pay", "--key-file", keyFile, "--max-amount", "10000", s.ResourceURL())
-	if code != exitUsage || !strings.Contains(errs, "could not decrypt key with given password") {
+	if code != exitUsage || !strings.Contains(errs, "the passphrase does not open this key file") {
 		t.Fatalf("wrong passphrase: exit %d: %s", code, errs)
 	}
 	if s.Unpaid.Load() != 0 {

@@ -6,14 +6,11 @@ package evm
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -60,28 +57,6 @@ type TypedDataParts struct {
 // and the digest keccak256(0x1901 ‖ domainSeparator ‖ structHash).
 func TypedDataHashes(typedData *jsonv.Object) (TypedDataParts, error) {
 	return typedDataHashes(typedData)
-}
-
-// ApitypesHashes computes the same hashes with go-ethereum's apitypes, the
-// reference implementation the tests hold TypedDataHashes to.
-func ApitypesHashes(typedData *jsonv.Object) (TypedDataParts, error) {
-	var td apitypes.TypedData
-	if err := json.Unmarshal(jsonv.Marshal(typedData), &td); err != nil {
-		return TypedDataParts{}, fmt.Errorf("typed data: %w", err)
-	}
-	domain, err := td.HashStruct("EIP712Domain", td.Domain.Map())
-	if err != nil {
-		return TypedDataParts{}, fmt.Errorf("typed data domain: %w", err)
-	}
-	msg, err := td.HashStruct(td.PrimaryType, td.Message)
-	if err != nil {
-		return TypedDataParts{}, fmt.Errorf("typed data message: %w", err)
-	}
-	var p TypedDataParts
-	copy(p.DomainSeparator[:], domain)
-	copy(p.StructHash[:], msg)
-	copy(p.Digest[:], crypto.Keccak256([]byte{0x19, 0x01}, domain, msg))
-	return p, nil
 }
 
 // Recover returns the address whose key made sig (65 bytes r‖s‖v, v 27/28

@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"github.com/termsgate/termsgate/internal/evmref"
 	"testing"
 
 	"github.com/termsgate/termsgate/jsonv"
@@ -42,7 +43,7 @@ func TestTypedDataHashesAgreeWithApitypes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		want, err := ApitypesHashes(td)
+		want, err := apitypesHashes(td)
 		if err != nil {
 			t.Fatalf("%s: apitypes: %v", name, err)
 		}
@@ -79,4 +80,12 @@ func TestTypedDataRefusesWhatDoesNotFit(t *testing.T) {
 			t.Errorf("%s: hashed", name)
 		}
 	}
+}
+
+// apitypesHashes is go-ethereum's apitypes' reading of td (internal/evmref).
+func apitypesHashes(td *jsonv.Object) (TypedDataParts, error) {
+	var p TypedDataParts
+	var err error
+	p.DomainSeparator, p.StructHash, p.Digest, err = evmref.Hashes(td)
+	return p, err
 }
