@@ -32,8 +32,30 @@ import (
 	"github.com/termsgate/termsgate/vectors"
 )
 
-// binary is termsgate built once per test run, for the stdio tests.
-var binary string
+// binaryDir holds termsgate, built once per test process and only when a
+// test runs it (a fuzzing worker process never does).
+var (
+	binaryDir   string
+	binaryOnce  sync.Once
+	binaryPath  string
+	binaryError error
+)
+
+// termsgateBinary builds termsgate on first use.
+func termsgateBinary(t testing.TB) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		binaryPath = filepath.Join(binaryDir, "termsgate")
+		build := exec.Command("go", "build", "-o", binaryPath, "github.com/termsgate/termsgate/cmd/termsgate")
+		if out, err := build.CombinedOutput(); err != nil {
+			binaryError = fmt.Errorf("building termsgate: %v\n%s", err, out)
+		}
+	})
+	if binaryError != nil {
+		t.Fatal(binaryError)
+	}
+	return binaryPath
+}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "termsgate-mcp-test")
@@ -41,13 +63,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "termsgate")
-	build := exec.Command("go", "build", "-o", binary, "github.com/termsgate/termsgate/cmd/termsgate")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building termsgate: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	binaryDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -156,6 +172,7 @@ type seller struct {
 	agreement  http.HandlerFunc
 	fetches    atomic.Int64
 	released   chan struct{} // closed when a hanging fetch saw its request end
+	release    sync.Once
 	agreeCalls atomic.Int64
 	paid       atomic.Int64
 }
@@ -183,7 +200,7 @@ func (s *seller) serve(w http.ResponseWriter, r *http.Request) {
 		if hang {
 			select {
 			case <-r.Context().Done():
-				close(s.released)
+				s.release.Do(func() { close(s.released) })
 			case <-time.After(time.Minute):
 			}
 			return
@@ -286,7 +303,7 @@ func connectStdio(t testing.TB, srv *mcpserver.Server, opts *gosdk.ClientOptions
 // connectBinary runs the built termsgate with args and connects over stdio.
 func connectBinary(t testing.TB, opts *gosdk.ClientOptions, args ...string) *gosdk.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	cmd := exec.Command(termsgateBinary(t), append([]string{"mcp"}, args...)...)
 	cmd.Stderr = io.Discard
 	return connect(t, &gosdk.CommandTransport{Command: cmd}, opts)
 }
@@ -514,9 +531,25 @@ func hashOf(b []byte) string { return atr.Sum(b).String() }
 // rawSession speaks JSON-RPC lines to a stdio server directly, for messages
 // no SDK would send.
 type rawSession struct {
-	t testing.TB
-	w io.Writer
-	r *bufio.Reader
+	t     testing.TB
+	w     io.Writer
+	r     *bufio.Reader
+	lines chan []byte // what the server wrote, read on a goroutine of its own
+}
+
+func newRawSession(t testing.TB, w io.Writer, r io.Reader) *rawSession {
+	rs := &rawSession{t: t, w: w, r: bufio.NewReader(r), lines: make(chan []byte, 1024)}
+	go func() {
+		defer close(rs.lines)
+		for {
+			line, err := rs.r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			rs.lines <- line
+		}
+	}()
+	return rs
 }
 
 func (r *rawSession) send(line string) {
@@ -529,10 +562,23 @@ func (r *rawSession) send(line string) {
 // recv reads the next message, skipping notifications.
 func (r *rawSession) recv() *jsonv.Object {
 	r.t.Helper()
+	return r.recvWithin(30 * time.Second)
+}
+
+// recvWithin is recv that fails when no message comes within d.
+func (r *rawSession) recvWithin(d time.Duration) *jsonv.Object {
+	r.t.Helper()
+	timeout := time.After(d)
 	for {
-		line, err := r.r.ReadBytes('\n')
-		if err != nil {
-			r.t.Fatalf("reading the server: %v", err)
+		var line []byte
+		var ok bool
+		select {
+		case line, ok = <-r.lines:
+			if !ok {
+				r.t.Fatal("the server closed its output")
+			}
+		case <-timeout:
+			r.t.Fatalf("no answer within %v", d)
 		}
 		v, err := jsonv.Parse(line)
 		if err != nil {
@@ -558,7 +604,7 @@ func (r *rawSession) initialize() {
 // rawBinary starts the built termsgate mcp with args for raw JSON-RPC.
 func rawBinary(t testing.TB, args ...string) *rawSession {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	cmd := exec.Command(termsgateBinary(t), append([]string{"mcp"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -581,7 +627,7 @@ func rawBinary(t testing.TB, args ...string) *rawSession {
 			<-done
 		}
 	})
-	rs := &rawSession{t: t, w: stdin, r: bufio.NewReader(stdout)}
+	rs := newRawSession(t, stdin, stdout)
 	rs.initialize()
 	return rs
 }
@@ -604,7 +650,7 @@ func rawStdio(t testing.TB, srv *mcpserver.Server) *rawSession {
 		cr.Close()
 		<-done
 	})
-	rs := &rawSession{t: t, w: cw, r: bufio.NewReader(cr)}
+	rs := newRawSession(t, cw, cr)
 	rs.initialize()
 	return rs
 }

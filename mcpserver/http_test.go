@@ -104,7 +104,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestBinaryHTTP: termsgate mcp --http serves loopback (with a token file)
 // and refuses a non-loopback address without --allow-remote.
 func TestBinaryHTTP(t *testing.T) {
-	out, err := exec.Command(binary, "mcp", "--http", "0.0.0.0:0").CombinedOutput()
+	out, err := exec.Command(termsgateBinary(t), "mcp", "--http", "0.0.0.0:0").CombinedOutput()
 	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "not a loopback address") {
 		t.Fatalf("non-loopback address: exit %d: %s", code, out)
 	}
@@ -112,7 +112,7 @@ func TestBinaryHTTP(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte("tok-123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "mcp", "--http", "127.0.0.1:0", "--token-file", tokenFile, "--dev-key")
+	cmd := exec.Command(termsgateBinary(t), "mcp", "--http", "127.0.0.1:0", "--token-file", tokenFile, "--dev-key")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -22,7 +23,7 @@ import (
 // in ends (then in-flight calls finish and are answered) or ctx is done
 // (then they are cancelled). Each line is checked (wire.go) before mcp-go
 // reads it; a refused line is answered with a JSON-RPC error and never
-// reaches a tool. Diagnostics go to log (nil: discarded), never to out;
+// reaches a tool. What each malformed line is answered is in docs/mcp.md. Diagnostics go to log (nil: discarded), never to out;
 // *slog.Logger like pay.Transport's Logger, so one handler serves both.
 //
 // This is our own loop around mcp-go's HandleMessage rather than mcp-go's
@@ -66,10 +67,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 		}
 	}()
 
-	// Requests run on their own goroutines, so that a long call never holds
-	// up the reading of its own cancellation; at most maxInFlight at once.
-	var calls sync.WaitGroup
-	slots := make(chan struct{}, maxInFlight)
+	c := &stdioConn{srv: s, ctx: ctx, log: log, out: w, write: write,
+		slots: make(chan struct{}, maxInFlight), inflight: map[string]*stdioCall{}}
 	lines := readLines(ctx, in)
 	var readErr error
 	for readErr == nil {
@@ -86,44 +85,154 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 			_, _ = w.Write((&wireError{code: rpcInvalidRequest, msg: fmt.Sprintf("The message is larger than %d bytes and was not processed.", MaxMessageBytes)}).response())
 			continue
 		}
-		msg := bytes.TrimSpace(r.line)
-		if len(msg) == 0 {
-			continue // blank lines carry nothing
+		if msg := bytes.TrimSpace(r.line); len(msg) > 0 { // blank lines carry nothing
+			c.handle(msg)
 		}
-		info, we := checkMessage(msg)
-		if we != nil {
-			if !we.silent {
-				_, _ = w.Write(we.response())
-			}
-			continue
-		}
-		if !info.request {
-			// Notifications (cancellations among them) in order, at once.
-			s.dispatch(ctx, msg, log)
-			continue
-		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			continue
-		}
-		calls.Add(1)
-		go func() {
-			defer func() { <-slots; calls.Done() }()
-			if resp := s.dispatch(ctx, msg, log); resp != nil {
-				write(resp)
-			}
-		}()
 	}
 	// The input ended: answer what is in flight. The caller cancelled: the
 	// calls were cancelled with ctx and end promptly.
-	calls.Wait()
+	c.calls.Wait()
 	cancel()
 	<-pumpDone
 	if errors.Is(readErr, io.EOF) {
 		return nil
 	}
 	return readErr
+}
+
+// stdioConn is one stdio connection's dispatcher. Lines are read ahead on
+// their own goroutine (readLines); this one checks each line and acts on it
+// in the order they came, and every request but ping runs on a goroutine
+// of its own, so that a long call holds up neither the reading nor the
+// answering of other lines: a ping, another call, the call's own
+// cancellation.
+type stdioConn struct {
+	srv   *Server
+	ctx   context.Context
+	log   *slog.Logger
+	out   io.Writer
+	write func(any)
+	slots chan struct{} // one per running call, at most maxInFlight
+	calls sync.WaitGroup
+
+	mu       sync.Mutex
+	inflight map[string]*stdioCall // by idKey
+}
+
+// stdioCall is a running request.
+type stdioCall struct {
+	cancel    context.CancelFunc
+	cancelled bool // by notifications/cancelled: its response is dropped
+}
+
+// rpcServerBusy answers a request that would exceed maxInFlight: a JSON-RPC
+// implementation-defined server error.
+const rpcServerBusy = -32000
+
+func (c *stdioConn) refuse(code int, id json.RawMessage, msg string) {
+	_, _ = c.out.Write((&wireError{code: code, id: id, msg: msg}).response())
+}
+
+func (c *stdioConn) handle(msg []byte) {
+	info, we := checkMessage(msg)
+	if we != nil {
+		if !we.silent {
+			_, _ = c.out.Write(we.response())
+		}
+		return
+	}
+	switch {
+	case info.kind == kindResponse:
+		return // termsgate asks the client nothing, so a response answers nothing here
+	case info.kind == kindNotification:
+		// In order, at once: a cancellation finds its call registered.
+		if info.method == "notifications/cancelled" {
+			c.cancelled(msg)
+		}
+		c.srv.dispatch(c.ctx, msg, c.log)
+		return
+	case info.method == "ping":
+		// Answered here, even when every slot is taken: it is how a client
+		// tells a busy server from a stuck one.
+		if resp := c.srv.dispatch(c.ctx, msg, c.log); resp != nil {
+			c.write(resp)
+		}
+		return
+	}
+	key := idKey(info.id)
+	c.mu.Lock()
+	_, dup := c.inflight[key]
+	c.mu.Unlock()
+	if dup {
+		c.refuse(rpcInvalidRequest, info.id, fmt.Sprintf("Invalid Request: the id %s is already used by a request in progress; the message was not processed.", info.id))
+		return
+	}
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		// Waiting for a slot would stop the reading of the cancellations
+		// that free one.
+		c.refuse(rpcServerBusy, info.id, fmt.Sprintf("termsgate is already running %d requests on this connection; this one was not run. Send it again once one has finished.", maxInFlight))
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	call := &stdioCall{cancel: cancel}
+	c.mu.Lock()
+	c.inflight[key] = call
+	c.mu.Unlock()
+	c.calls.Add(1)
+	go func() {
+		defer c.calls.Done()
+		resp := c.srv.dispatch(ctx, msg, c.log)
+		c.mu.Lock()
+		delete(c.inflight, key)
+		dropped := call.cancelled
+		c.mu.Unlock()
+		cancel()
+		<-c.slots
+		// MCP: the receiver of a cancellation sends no response for the
+		// request it cancelled.
+		if resp != nil && !dropped {
+			c.write(resp)
+		}
+	}()
+}
+
+// cancelled marks the call a notifications/cancelled names, if it is still
+// running, and cancels its context (mcp-go, which the notification goes to
+// next, cancels its own as well).
+func (c *stdioConn) cancelled(msg []byte) {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &n) != nil || len(n.Params.RequestID) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if call := c.inflight[idKey(n.Params.RequestID)]; call != nil {
+		call.cancelled = true
+		call.cancel()
+	}
+}
+
+// idKey is the identity of a request id: 7 and 7.0 name one request, 7 and
+// "7" two.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "?" + string(raw)
+	}
+	switch x := v.(type) {
+	case string:
+		return "s:" + x
+	case float64:
+		return "n:" + strconv.FormatFloat(x, 'g', -1, 64)
+	default:
+		return "?" + string(raw)
+	}
 }
 
 type lineRead struct {
@@ -135,7 +244,9 @@ type lineRead struct {
 // so that ServeStdio can stop when ctx is done. It stops at the first
 // error other than a long line, or when ctx is done.
 func readLines(ctx context.Context, in io.Reader) <-chan lineRead {
-	out := make(chan lineRead)
+	// A few lines are read ahead, so that reading goes on while one is
+	// being checked; more would only hold more memory (8 MiB a line).
+	out := make(chan lineRead, 4)
 	go func() {
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {

@@ -30,6 +30,9 @@ func Bound(t testing.TB, inputLen int, fn func()) {
 	}
 }
 
+// CPU is the process's CPU time so far (user and system, all threads).
+func CPU() time.Duration { return cpu() }
+
 // Cheapest runs each of fns n times, taking turns so that a burst of load
 // on the machine falls on all of them alike, each run from a freshly
 // collected heap, and returns the least process CPU time one run of each
