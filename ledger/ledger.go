@@ -87,14 +87,18 @@ type Payment struct {
 func (p *Payment) Pending() bool { return p.Answered.IsZero() }
 
 // Store is a durable budget and journal. Implementations are safe for
-// concurrent use; every method is atomic and durable when it returns nil.
-// A failure of the store itself is an *Unavailable.
+// concurrent use; every method is atomic, and durable when it returns nil,
+// except Commit and Answer, which a store may write lazily because losing
+// them in a crash is safe: an uncommitted reservation still counts as
+// spent, and an unanswered payment is presented again, which settles
+// nothing twice. A failure of the store itself is an *Unavailable.
 type Store interface {
 	// Reserve adds amount to k's spent sum if that stays within budget (nil:
 	// no ceiling) and returns the reservation's id; ErrBudgetExhausted when
 	// it would not. The sum counts open and committed reservations.
 	Reserve(ctx context.Context, k Key, amount, budget *big.Int) (string, error)
-	// Commit marks a reservation spent: a signature exists.
+	// Commit marks a reservation spent: a signature exists. An unknown id
+	// may be refused (ErrNotFound) or ignored.
 	Commit(ctx context.Context, id string) error
 	// Release gives an open (uncommitted) reservation back.
 	Release(ctx context.Context, id string) error

@@ -26,7 +26,7 @@ import (
 // retried, and reservations of different budgets do not wait for each
 // other.
 type Postgres struct {
-	pool  *pgxpool.Pool
+	pool *pgxpool.Pool
 	// lazy sends the changes whose loss in a crash of the database is
 	// safe, with synchronous_commit off: a commit lost leaves its
 	// reservation counted as spent; an answer lost gets the payment
