@@ -229,3 +229,18 @@ func (c *Clef) callIPC(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	return answer, nil
 }
+
+// ClefAccounts asks the Clef at endpoint which accounts it holds
+// (account_list), so that a caller given only the endpoint can pick the
+// one to sign with. Clef may ask its operator to approve the listing.
+func ClefAccounts(ctx context.Context, endpoint string) ([]common.Address, error) {
+	if endpoint == "" {
+		return nil, errors.New("signer: clef: no endpoint")
+	}
+	c := &Clef{endpoint: endpoint}
+	var out []common.Address
+	if err := c.call(ctx, "account_list", []any{}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

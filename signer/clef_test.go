@@ -76,6 +76,9 @@ func (f *fakeClef) handle(body []byte) []byte {
 	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" {
 		return reply(nil, &ClefError{Code: -32600, Message: "invalid request"})
 	}
+	if req.Method == "account_list" {
+		return reply([]common.Address{f.address()}, nil)
+	}
 	if req.Method != "account_signTypedData" || len(req.Params) != 2 {
 		return reply(nil, &ClefError{Code: -32601, Message: "the method " + req.Method + " does not exist/is not available"})
 	}
@@ -369,5 +372,18 @@ func TestClefHTTPLayerAndDeadline(t *testing.T) {
 	start := time.Now()
 	if _, err := c.Sign(ctx, req); err == nil || time.Since(start) > 2*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
+	}
+}
+
+func TestClefAccounts(t *testing.T) {
+	fc := newFakeClef(t)
+	srv := httptest.NewServer(fc)
+	defer srv.Close()
+	got, err := ClefAccounts(context.Background(), srv.URL)
+	if err != nil || len(got) != 1 || got[0] != fc.address() {
+		t.Fatalf("accounts %v, %v", got, err)
+	}
+	if _, err := ClefAccounts(context.Background(), ""); err == nil {
+		t.Fatal("no endpoint accepted")
 	}
 }

@@ -357,7 +357,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // keyFlags select a local signer: a keystore file or the development key.
 type keyFlags struct {
 	keyFile, passphraseFile, network string
+	clef, clefAccount                string
 	devKey                           bool
+	stdin                            io.Reader // where a passphrase prompt reads; nil: os.Stdin
 }
 
 func addKeyFlags(fs *flag.FlagSet) *keyFlags {
@@ -366,6 +368,8 @@ func addKeyFlags(fs *flag.FlagSet) *keyFlags {
 	fs.StringVar(&k.passphraseFile, "passphrase-file", "", "a file holding the keystore passphrase (else $TERMSGATE_PASSPHRASE)")
 	fs.BoolVar(&k.devKey, "dev-key", false, "sign with the published Anvil development key (never with value)")
 	fs.StringVar(&k.network, "network", "eip155:84532", "the signer's CAIP-2 network")
+	fs.StringVar(&k.clef, "clef", "", "sign with go-ethereum's Clef at this URL (http://localhost:8550) or IPC socket path")
+	fs.StringVar(&k.clefAccount, "clef-account", "", "the Clef account to sign with (default: the one Clef holds)")
 	return k
 }
 
@@ -383,14 +387,26 @@ var chainKeys = map[string]chainKey{}
 func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
 	namespace, _, _ := strings.Cut(k.network, ":")
 	ck, otherChain := chainKeys[namespace]
+	given := 0
+	for _, g := range []bool{k.devKey, k.keyFile != "", k.clef != ""} {
+		if g {
+			given++
+		}
+	}
 	switch {
-	case k.devKey && k.keyFile != "":
-		return nil, errors.New("give --key-file or --dev-key, not both")
+	case given > 1:
+		return nil, errors.New("give one of --key-file, --clef and --dev-key")
+	case k.clefAccount != "" && k.clef == "":
+		return nil, errors.New("--clef-account goes with --clef")
+	case k.clef != "" && otherChain:
+		return nil, fmt.Errorf("--clef signs for eip155 networks, not %s", k.network)
+	case k.clef != "":
+		return clefSigner(k.clef, k.clefAccount, k.network)
 	case otherChain && k.devKey:
 		fmt.Fprintf(stderr, "termsgate: WARNING: signing with a PUBLISHED %s development key. Anyone can spend what it holds.\n", namespace)
 		return ck.dev(k.network)
 	case otherChain && k.keyFile != "":
-		pass, err := k.passphrase()
+		pass, err := k.passphrase(stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -399,27 +415,32 @@ func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
 		fmt.Fprintln(stderr, "termsgate: WARNING: signing with the PUBLISHED Anvil development key. Anyone can spend what it holds.")
 		return signer.FromHex(signer.AnvilKey, k.network)
 	case k.keyFile != "":
-		pass, err := k.passphrase()
+		pass, err := k.passphrase(stderr)
 		if err != nil {
 			return nil, err
 		}
 		return signer.FromKeystoreFile(k.keyFile, pass, k.network)
 	default:
-		return nil, errors.New("no signer: give --key-file FILE (with --passphrase-file or $TERMSGATE_PASSPHRASE) or --dev-key")
+		return nil, errors.New("no signer: give --key-file FILE (with --passphrase-file or $TERMSGATE_PASSPHRASE), --clef URL or --dev-key")
 	}
 }
 
 // passphrase is the key file's passphrase: --passphrase-file, else
-// $TERMSGATE_PASSPHRASE.
-func (k *keyFlags) passphrase() (string, error) {
-	if k.passphraseFile == "" {
-		return os.Getenv("TERMSGATE_PASSPHRASE"), nil
+// $TERMSGATE_PASSPHRASE, else asked on the terminal without echo. With none
+// of them it says the passphrase is missing, rather than that a wrong one
+// did not open the file.
+func (k *keyFlags) passphrase(stderr io.Writer) (string, error) {
+	if k.passphraseFile != "" {
+		return readPassphraseFile(k.passphraseFile)
 	}
-	b, err := os.ReadFile(k.passphraseFile)
-	if err != nil {
-		return "", err
+	if p, ok := os.LookupEnv("TERMSGATE_PASSPHRASE"); ok {
+		return p, nil
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	in := k.stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	return promptPassphrase(in, stderr, "Passphrase for "+k.keyFile+": ")
 }
 
 func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
