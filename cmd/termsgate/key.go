@@ -223,4 +223,3 @@ func clefSigner(endpoint, account, network string) (gate.Signer, error) {
 	}
 	return signer.NewClef(endpoint, account, network)
 }
-
