@@ -103,6 +103,34 @@ func TestX402ExactXRPL(t *testing.T) {
 			t.Fatalf("txJson %s", jsonv.String(got))
 		}
 	})
+	t.Run("V2/summary-and-inspect", func(t *testing.T) {
+		read, _ := p.Read(x402XRPLDoc(t, f, get(t, v2, "accepted")))
+		build := obj(t, v2, "build")
+		choice, _ := p.Choose(read, "xrpl:1:"+str(t, build, "account"), build, 0, "ref")
+		u, err := p.Build(choice, []byte("abc"), H)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := p.Request(u)
+		g, err := p.Summarize(req)
+		if err != nil || g.Network != "xrpl:1" || g.Asset != "XRP" || g.Decimals != 6 || g.Amount.String() != "1000000" ||
+			g.Payer != str(t, f, "fixed", "payer") || g.Payee != str(t, f, "fixed", "destination") {
+			t.Fatalf("grant %+v, %v", g, err)
+		}
+		// A request naming another network than its NetworkID is unreadable.
+		req.Set("network", "xrpl:5000")
+		if _, err := p.Summarize(req); err == nil {
+			t.Fatal("a request whose network the transaction does not carry was summarized")
+		}
+		in, err := p.Inspect(presented(get(t, v2, "accepted"), str(t, v2, "blob")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if str(t, in, "h") != H.String() || str(t, in, "hash") != str(t, v2, "expectReference", "transaction") ||
+			str(t, in, "transaction", "InvoiceID") != xrpl.X402InvoiceID(H) || str(t, in, "transaction", "TxnSignature") == "" {
+			t.Fatalf("inspect %s", jsonv.String(in))
+		}
+	})
 	t.Run("V2/transact", func(t *testing.T) {
 		// The whole gate with the local XRPL key pays V2 byte for byte.
 		s := newATRSeller(t)

@@ -17,8 +17,6 @@ import (
 // refused by every policy until it lands. The list only shrinks: an entry
 // that has a summary fails the test until it is removed.
 var pending = map[string]string{
-	"x402/exact/xrpl": "landed without Summarize; its rail's work adds it",
-	"mpp/charge/xrpl": "landed without Summarize; its rail's work adds it",
 }
 
 func TestEveryPairingHasASummary(t *testing.T) {

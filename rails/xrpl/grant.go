@@ -224,3 +224,27 @@ func (p Session) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
 	out.Set("firstClaim", mpp.String(payloadObj, "amount"))
 	return out, nil
 }
+
+var _ rails.WithinSummarizer = Session{}
+
+// SummarizeWithin states a claim inside the channel opening opened: the
+// cumulative drops the payee may claim, on the opening's network, from its
+// Account to its Destination. A claim for another channel is unreadable.
+func (p Session) SummarizeWithin(req rails.Request, opening *jsonv.Object) (rails.Grant, error) {
+	g, err := p.Summarize(req)
+	if err != nil || g.Network != "" {
+		return rails.Grant{}, errUnreadable
+	}
+	tx, _, err := p.opening(opening)
+	if err != nil {
+		return rails.Grant{}, err
+	}
+	ref, err := p.ChannelRef(opening)
+	if err != nil || g.Payee != "channel:"+ref.Channel {
+		return rails.Grant{}, errUnreadable
+	}
+	a, _ := tx.Fields.Get(FieldAccount)
+	d, _ := tx.Fields.Get(FieldDestination)
+	g.Network, g.Payer, g.Payee = ref.Network, AccountID(a.Value).Address(), AccountID(d.Value).Address()
+	return g, nil
+}
