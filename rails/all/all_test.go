@@ -16,8 +16,7 @@ import (
 // pending names pairings landed before their summary: their payments are
 // refused by every policy until it lands. The list only shrinks: an entry
 // that has a summary fails the test until it is removed.
-var pending = map[string]string{
-}
+var pending = map[string]string{}
 
 func TestEveryPairingHasASummary(t *testing.T) {
 	reg := all.Default()
