@@ -39,6 +39,7 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = termWriter{stderr} // no control character reaches the terminal (termtext.go)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		usage(stderr)
 		if len(args) == 0 {

@@ -252,7 +252,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	resp, err := pay.NewClient(t).Do(req)
 	steps.done()
 	if wouldSign != nil {
-		fmt.Fprintf(stderr, "termsgate: dry run: the seller asks for a signature granting %s\n", wouldSign)
+		fmt.Fprintf(stderr, "termsgate: dry run: the seller asks for a signature granting %s\n", termText(wouldSign.String()))
 		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed, no payment sent")
 		return exitOK
 	}
@@ -265,7 +265,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		var se *pay.SendError
 		if errors.As(err, &se) {
 			// Signed, maybe delivered: never sign again; present this one.
-			fmt.Fprintf(stderr, "termsgate: signed %s\n", se.Result.Summary)
+			fmt.Fprintf(stderr, "termsgate: signed %s\n", termText(se.Result.Summary.String()))
 			fmt.Fprintf(stderr, "termsgate: the seller may have it; to retry, send it again as is with -H '%s: ...':\n", se.Result.HeaderName)
 			fmt.Fprintln(stderr, se.Result.Header)
 		}
@@ -275,10 +275,10 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	res := pay.ResultOf(resp)
 	if res == nil {
 		if f.dryRun {
-			fmt.Fprintf(stderr, "termsgate: dry run: nothing to pay (%s)\n", resp.Status)
+			fmt.Fprintf(stderr, "termsgate: dry run: nothing to pay (%s)\n", termText(resp.Status))
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "termsgate: nothing paid (%s)\n", resp.Status)
+		fmt.Fprintf(stderr, "termsgate: nothing paid (%s)\n", termText(resp.Status))
 	} else {
 		reportPayment(stderr, res, resp)
 	}
@@ -296,31 +296,31 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // made of it.
 func reportPayment(stderr io.Writer, res *pay.Result, resp *http.Response) {
 	if res.Again {
-		fmt.Fprintf(stderr, "termsgate: presented again a payment signed earlier and never answered: %s\n", res.Summary)
+		fmt.Fprintf(stderr, "termsgate: presented again a payment signed earlier and never answered: %s\n", termText(res.Summary.String()))
 	} else {
-		fmt.Fprintf(stderr, "termsgate: signed %s\n", res.Summary)
+		fmt.Fprintf(stderr, "termsgate: signed %s\n", termText(res.Summary.String()))
 	}
 	if res.PaymentID != "" {
-		fmt.Fprintf(stderr, "termsgate: payment id %s\n", res.PaymentID)
+		fmt.Fprintf(stderr, "termsgate: payment id %s\n", termText(res.PaymentID))
 	}
 	switch st := res.Settlement; {
 	case st != nil && st.Success && st.Network == "": // an MPP receipt names no chain
-		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s\n", st.Transaction)
+		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s\n", termText(st.Transaction))
 	case st != nil && st.Success:
-		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s on %s\n", st.Transaction, st.Network)
+		fmt.Fprintf(stderr, "termsgate: the seller reports it settled: transaction %s on %s\n", termText(st.Transaction), termText(st.Network))
 	case st != nil:
-		fmt.Fprintf(stderr, "termsgate: the seller reports it did not settle: %s\n", st.ErrorReason)
+		fmt.Fprintf(stderr, "termsgate: the seller reports it did not settle: %s\n", termText(st.ErrorReason))
 	case res.SettlementErr != nil:
-		fmt.Fprintf(stderr, "termsgate: the seller's %s is unreadable: %v\n", settlementHeader(res), res.SettlementErr)
+		fmt.Fprintf(stderr, "termsgate: the seller's %s is unreadable: %s\n", settlementHeader(res), termText(res.SettlementErr.Error()))
 	}
 	switch {
 	case res.StatusCode >= 300 && res.StatusCode <= 399:
 		fmt.Fprintf(stderr, "termsgate: the seller answered the payment with %d to %s: not followed (another origin)\n",
-			res.StatusCode, resp.Header.Get("Location"))
+			res.StatusCode, termText(resp.Header.Get("Location")))
 	case res.StatusCode == http.StatusPaymentRequired:
 		fmt.Fprintln(stderr, "termsgate: the seller refused the payment (402 again); no second signature is made")
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		fmt.Fprintf(stderr, "termsgate: the seller answered %s\n", resp.Status)
+		fmt.Fprintf(stderr, "termsgate: the seller answered %s\n", termText(resp.Status))
 	}
 }
 

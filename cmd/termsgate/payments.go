@@ -127,8 +127,8 @@ func runPayments(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			state = fmt.Sprintf("answered %d", p.Status)
 		}
 		fmt.Fprintf(stdout, "%s  %s  %s  %s of %s on %s to %s, payable until %s  %s  terms %s\n",
-			p.ID, p.Created.UTC().Format(time.RFC3339), state, amount, p.Asset, p.Network, p.Payee,
-			p.PayableUntil.UTC().Format(time.RFC3339), p.URL, p.H)
+			p.ID, p.Created.UTC().Format(time.RFC3339), state, amount, termText(p.Asset), termText(p.Network), termText(p.Payee),
+			p.PayableUntil.UTC().Format(time.RFC3339), termText(p.URL), p.H)
 	}
 	return exitOK
 }

@@ -156,7 +156,7 @@ func printResult(stdout, stderr io.Writer, out *jsonv.Object, err error) int {
 	var d *gate.Decline
 	if errors.As(err, &d) {
 		fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(d.JSON()))
-		fmt.Fprintf(stderr, "termsgate: declined %s: %s\n", d.Code, d.Detail)
+		fmt.Fprintf(stderr, "termsgate: declined %s: %s\n", d.Code, termText(d.Detail))
 		explainCause(stderr, d)
 		if d.Moved != nil {
 			fmt.Fprintln(stderr, "termsgate: a payment was already released; it is kept under \"moved\": present it again, do not sign a new one")
