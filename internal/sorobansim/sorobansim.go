@@ -101,7 +101,7 @@ func (s *Server) simulate(tx string) map[string]any {
 		return fail(err.Error())
 	}
 	data, err := xdr.MarshalBase64(&xdr.SorobanTransactionData{
-		Resources: xdr.SorobanResources{Instructions: 1_000_000, DiskReadBytes: 1024, WriteBytes: 256},
+		Resources:   xdr.SorobanResources{Instructions: 1_000_000, DiskReadBytes: 1024, WriteBytes: 256},
 		ResourceFee: xdr.Int64(s.ResourceFee),
 	})
 	if err != nil {
