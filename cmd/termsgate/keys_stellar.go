@@ -24,6 +24,7 @@ func init() {
 			}
 			return signer.StellarFromFile(path, network)
 		},
+		plain: true,
 	}
 }
 

@@ -380,6 +380,8 @@ func addKeyFlags(fs *flag.FlagSet) *keyFlags {
 type chainKey struct {
 	dev  func(network string) (gate.Signer, error)
 	file func(path, passphrase, network string) (gate.Signer, error)
+	// plain: the key file is not encrypted, so no passphrase is asked.
+	plain bool
 }
 
 var chainKeys = map[string]chainKey{}
@@ -405,6 +407,8 @@ func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
 	case otherChain && k.devKey:
 		fmt.Fprintf(stderr, "termsgate: WARNING: signing with a PUBLISHED %s development key. Anyone can spend what it holds.\n", namespace)
 		return ck.dev(k.network)
+	case otherChain && k.keyFile != "" && ck.plain:
+		return ck.file(k.keyFile, "", k.network)
 	case otherChain && k.keyFile != "":
 		pass, err := k.passphrase(stderr)
 		if err != nil {
