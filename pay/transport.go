@@ -70,6 +70,11 @@ const (
 	// sending the payment would replace it. Code no-payable-option; asked
 	// before the policies, so nothing is signed or reserved.
 	DetailCredentialHeaderTaken = "pay/credential-header-taken"
+	// DetailPlainHTTP: the 402 came over plain http (the URL asked for, or
+	// one a redirect led to), where anyone on the path could change what it
+	// asks for and read the payment, and the Transport does not AllowHTTP.
+	// Code no-payable-option; nothing fetched or signed.
+	DetailPlainHTTP = "pay/plain-http"
 )
 
 // Transport pays x402 v2 and MPP 402s through the gate. The zero value is not
@@ -106,6 +111,11 @@ type Transport struct {
 	// seller's answer, and a payment never answered is presented again to
 	// its URL instead of a new one being signed (journal.go).
 	Journal Journal
+	// AllowHTTP pays 402s that came over plain http, for a seller under
+	// development on the local machine. Without it such a 402 is declined
+	// (DetailPlainHTTP), whether the URL was http:// or a redirect from an
+	// https:// one led there.
+	AllowHTTP bool
 }
 
 // inputsFor is Inputs for one pairing, never nil.
@@ -203,6 +213,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	discard(resp.Body, t.max402())
 	if log.Enabled(ctx, slog.LevelDebug) { // the arguments cost allocations even when discarded
 		log.DebugContext(ctx, "pay: payment required", "url", logURL(req.URL), "protocol", offers[0].protocol)
+	}
+	// Each hop of a redirect chain comes through here, so this is the
+	// scheme the 402 itself came over.
+	if !strings.EqualFold(req.URL.Scheme, "https") && !t.AllowHTTP {
+		return nil, t.declined(req, &gate.Decline{Code: gate.NoPayableOption, Detail: DetailPlainHTTP})
 	}
 
 	if d := allBad(offers); d != nil {

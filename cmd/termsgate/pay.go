@@ -65,6 +65,7 @@ type payFlags struct {
 	headers              headerList
 	maxPayable, timeout  time.Duration
 	allowPrivate, dryRun bool
+	allowHTTP            bool
 	verbose              bool
 	url                  string
 	state                *string
@@ -92,6 +93,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.StringVar(&f.asset, "asset", "", "pay only in this token contract (default: any asset on --network)")
 	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
+	fs.BoolVar(&f.allowHTTP, "allow-http", false, "pay a 402 that came over plain http, asked for or redirected to (local development only)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed, no payment sent")
 	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "the limit on the whole exchange")
@@ -222,7 +224,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "pay", err)
 	}
-	if req.URL.Scheme == "http" {
+	if req.URL.Scheme == "http" && f.allowHTTP {
 		fmt.Fprintln(stderr, "termsgate: WARNING: plain http: anyone on the path can read the payment and the response")
 	}
 
@@ -231,6 +233,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Base:   timedTransport{hc.Transport, steps},
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
 		Signer: s,
+		// A 402 over plain http (typed, or where a redirect led) is declined
+		// unless --allow-http.
+		AllowHTTP: f.allowHTTP,
 	}
 	if policy != nil { // not a typed nil in the interface
 		t.Policy = policy
@@ -242,24 +247,29 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		t.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	var wouldSign *pay.Summary
+	var payee string // the origin the 402 came from, after any redirect
 	if f.dryRun {
 		t.Signer = refuseToSign{s}
-		t.Hooks.BeforeSign = func(_ context.Context, _ *http.Request, sum pay.Summary) error {
-			wouldSign = &sum
+		t.Hooks.BeforeSign = func(_ context.Context, r *http.Request, sum pay.Summary) error {
+			wouldSign, payee = &sum, r.URL.Scheme+"://"+r.URL.Host
 			return errDryRun
 		}
 	}
 	resp, err := pay.NewClient(t).Do(req)
 	steps.done()
 	if wouldSign != nil {
-		fmt.Fprintf(stderr, "termsgate: dry run: the seller asks for a signature granting %s\n", termText(wouldSign.String()))
+		fmt.Fprintf(stderr, "termsgate: dry run: %s asks for a signature granting %s\n", termText(payee), termText(wouldSign.String()))
 		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed, no payment sent")
 		return exitOK
 	}
 	if err != nil {
 		var d *gate.Decline
 		if errors.As(err, &d) {
-			return printResult(stdout, stderr, nil, d)
+			code := printResult(stdout, stderr, nil, d)
+			if pay.DetailCode(d.Detail) == pay.DetailPlainHTTP {
+				fmt.Fprintln(stderr, "termsgate: hint: the 402 came over plain http, where anyone on the path can change it; --allow-http pays it (local development only)")
+			}
+			return code
 		}
 		fmt.Fprintln(stderr, "termsgate pay:", err)
 		var se *pay.SendError

@@ -115,7 +115,7 @@ func TestPayDryRunSignsNothing(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if out != "" || !strings.Contains(errs, "dry run: the seller asks for a signature granting 10000 atomic units of USDC") ||
+	if out != "" || !strings.Contains(errs, "dry run: https://api.seller.example asks for a signature granting 10000 atomic units of USDC") ||
 		!strings.Contains(errs, "nothing signed") {
 		t.Fatalf("stdout %q stderr %s", out, errs)
 	}
