@@ -69,6 +69,7 @@ type payFlags struct {
 	verbose              bool
 	url                  string
 	state                *string
+	xrpl                 *xrplFlags
 }
 
 type headerList []string
@@ -85,6 +86,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 		fs.PrintDefaults()
 	}
 	f.keys = addKeyFlags(fs)
+	f.xrpl = addXRPLFlags(fs)
 	f.state = addStateFlag(fs)
 	fs.StringVar(&f.method, "X", "", "the HTTP method (default GET, or POST with -d)")
 	fs.StringVar(&f.data, "d", "", "the request body, sent byte for byte")
@@ -240,6 +242,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if policy != nil { // not a typed nil in the interface
 		t.Policy = policy
 	}
+	t.Inputs = f.xrpl.inputs(s, payClient(f.allowPrivate))
 	if store != nil {
 		t.Journal = ledger.Journal(store)
 	}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/terms"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/pay"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/rails/xrpl"
+	"github.com/termsgate/termsgate/rails/xrpl/xrplrpc"
+	"github.com/termsgate/termsgate/signer"
+)
+
+// The XRP Ledger's local signer, for --network xrpl:<id>: --dev-key is the
+// vectors' published payer (Ed25519 entropy 01×16), --key-file a file
+// holding an XRPL seed (sEd… or a family seed s…), readable by its owner
+// only. A seed file has no passphrase.
+func init() {
+	chainKeys["xrpl"] = chainKey{
+		dev: func(network string) (gate.Signer, error) {
+			if _, ok := xrpl.NetworkID(network); !ok {
+				return nil, fmt.Errorf("--network %q is not xrpl:<network id>", network)
+			}
+			return signer.XRPLDev(network)
+		},
+		file: func(path, _, network string) (gate.Signer, error) {
+			if _, ok := xrpl.NetworkID(network); !ok {
+				return nil, fmt.Errorf("--network %q is not xrpl:<network id>", network)
+			}
+			return signer.XRPLFromSeedFile(path, network)
+		},
+		plain: true,
+	}
+	demos["xrpl"] = demoXRPL
+}
+
+// xrplDemoSeller sells one resource for XRP under x402/exact/xrpl. It checks
+// a payment as a seller must before submitting it: the blob decodes
+// canonically, is single-signed by its SigningPubKey's account and verifies,
+// its hash is the one it will submit, its InvoiceID is the hash of the terms
+// it serves, and it pays the asked drops to its address.
+type xrplDemoSeller struct {
+	terms.Record
+	payTo, network, amount string
+
+	mu       sync.Mutex
+	rejected error
+	paidHash string
+}
+
+const xrplDemoHost = "api.seller.example"
+
+func (s *xrplDemoSeller) link() string { return "https://atr.seller.example/" + s.Hash().String() }
+
+func (s *xrplDemoSeller) option() *jsonv.Object {
+	return jsonv.Obj("scheme", "exact", "network", s.network, "amount", s.amount, "asset", "XRP", "payTo", s.payTo,
+		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("areFeesSponsored", false, "invoiceId", mpp.LegalContextValue(s.Hash())))
+}
+
+func (s *xrplDemoSeller) required() *jsonv.Object {
+	return jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+xrplDemoHost+"/v1/report"),
+		"accepts", []jsonv.Value{s.option()},
+		"extensions", jsonv.Obj("legalContext", jsonv.Obj("info",
+			jsonv.Obj("type", "sha256", "value", s.Hash().String(), "legalContextUrl", s.link()), "schema", jsonv.Obj())))
+}
+
+func (s *xrplDemoSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.Route(w, r, "atr.seller.example", xrplDemoHost, s.resource)
+}
+
+func (s *xrplDemoSeller) resource(w http.ResponseWriter, r *http.Request) {
+	sig := r.Header.Get("PAYMENT-SIGNATURE")
+	if sig == "" {
+		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(s.required()))
+		w.WriteHeader(http.StatusPaymentRequired)
+		return
+	}
+	hash, err := s.check(sig)
+	s.mu.Lock()
+	s.rejected, s.paidHash = err, hash
+	s.mu.Unlock()
+	if err != nil {
+		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(s.required()))
+		w.WriteHeader(http.StatusPaymentRequired)
+		return
+	}
+	w.Header().Set("PAYMENT-RESPONSE", x402.EncodeHeader(jsonv.Obj("success", true, "transaction", hash, "network", s.network)))
+	_, _ = w.Write([]byte(`{"report":"XRP/USD 2.41","as_of":"2026-12-01"}`))
+}
+
+func (s *xrplDemoSeller) check(header string) (string, error) {
+	payment, err := x402.DecodeHeader(header)
+	if err != nil {
+		return "", err
+	}
+	if acc, _ := payment.GetObject("accepted"); !x402.OptionInDocument(acc, []jsonv.Value{s.option()}) {
+		return "", errors.New("the payment accepts another option")
+	}
+	h, err := xrpl.Exact{}.Bound(payment)
+	if err != nil || h != s.Hash().String() {
+		return "", fmt.Errorf("the payment is not bound to the terms served: %v", err)
+	}
+	blob, _ := jsonv.AsString(path(payment, "payload", "signedTxBlob"))
+	tx, err := xrpl.DecodePresented(blob)
+	if err != nil {
+		return "", err
+	}
+	fs := tx.Fields
+	pub, _ := fs.Get(xrpl.FieldSigningPubKey)
+	txSig, _ := fs.Get(xrpl.FieldTxnSignature)
+	account, _ := fs.Get(xrpl.FieldAccount)
+	if len(pub.Value) != 33 || xrpl.AccountIDOf(pub.Value) != xrpl.AccountID(account.Value) {
+		return "", errors.New("not signed by the account's master key")
+	}
+	if !xrpl.Verify(pub.Value, xrpl.SigningData(fs), txSig.Value) {
+		return "", errors.New("the signature does not verify")
+	}
+	j := fs.JSON()
+	inv, _ := j.GetString("InvoiceID")
+	amount, _ := j.GetString("Amount")
+	dest, _ := j.GetString("Destination")
+	if inv != xrpl.X402InvoiceID(s.Hash()) || amount != s.amount || dest != s.payTo {
+		return "", fmt.Errorf("InvoiceID %s, Amount %s, Destination %s: not what was asked", inv, amount, dest)
+	}
+	return tx.Hash, nil
+}
+
+// demoXRPL pays an x402 seller in XRP: the gate fetches the terms, checks
+// their hash, takes the fee, sequence and last ledger from a rippled
+// JSON-RPC endpoint (a loopback stand-in), signs a Payment whose InvoiceID
+// binds the terms, and the seller verifies all of it.
+func demoXRPL(stdout, stderr io.Writer) int {
+	start := time.Now()
+	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	fail := func(code int, a ...any) int {
+		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
+		return code
+	}
+	payer, err := signer.XRPLDev("xrpl:1")
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	seller := &xrplDemoSeller{payTo: "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN", network: "xrpl:1", amount: "1000000"}
+	seller.SetATR(demoATR)
+	srv, err := loopback.Start(seller)
+	if err != nil {
+		return fail(exitFailure, "cannot start the local seller:", err)
+	}
+	defer srv.Close()
+	ledger := &xrplrpc.Ledger{Current: 90_000_000, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer.Address(): 7}}
+	rippled, err := loopback.Start(ledger, "rippled.example")
+	if err != nil {
+		return fail(exitFailure, "cannot start the local ledger:", err)
+	}
+	defer rippled.Close()
+	inputs := &xrplrpc.Inputs{Client: &xrplrpc.Client{URL: "https://rippled.example/", HTTP: rippled.Client()}, Account: payer.Address()}
+	wallet := &countingSigner{Signer: payer}
+	// No spend policy: the policy needs a deadline in time, and an XRPL
+	// Payment's is a ledger index (LastLedgerSequence), which its summary
+	// cannot turn into a time; the hook shows the summary instead.
+	transport := &pay.Transport{
+		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
+		Signer: wallet, Inputs: inputs.For,
+		Hooks: pay.Hooks{
+			BeforeSign: func(_ context.Context, _ *http.Request, s pay.Summary) error {
+				say("   fetched the terms; SHA-256 matches the advertised H = %s", s.H)
+				say("   fee, sequence and last ledger from rippled (fee, account_info, ledger_current): %d calls", ledger.Calls.Load())
+				say("   the signature grants %s drops of %s on %s from %s to %s", s.Amount, s.Asset, s.Network, s.Payer, s.Payee)
+				return nil
+			},
+			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
+				blob, _ := jsonv.AsString(path(r.Signed, "payload", "signedTxBlob"))
+				tx, _ := xrpl.DecodePresented(blob)
+				inv, _ := tx.Fields.JSON().GetString("InvoiceID")
+				say("   signed a Payment (%d bytes, hash %s) whose InvoiceID is SHA-256 of lcp:sha256:H: %s", len(tx.Blob), tx.Hash, inv)
+				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes)", len(r.Header))
+			},
+		},
+	}
+	client := pay.NewClient(transport)
+	url := "https://" + xrplDemoHost + "/v1/report"
+	say("termsgate demo (x402/exact/xrpl): a seller on %s (TLS, loopback only) sells %s for 1 XRP", srv.Listener.Addr(), url)
+	say("payer: %s (the vectors' published XRPL key; never hold value with it)", payer.Account())
+	say("")
+	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link, and the option's invoiceId", url)
+	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, and only then signs")
+	resp, err := client.Get(url)
+	if err != nil {
+		return fail(exitDeclined, "not paid:", err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	seller.mu.Lock()
+	rejected, paidHash := seller.rejected, seller.paidHash
+	seller.mu.Unlock()
+	if resp.StatusCode != http.StatusOK {
+		return fail(exitFailure, fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), rejected)
+	}
+	say("   the seller decoded the blob canonically, verified the signature, took its hash %s,", paidHash)
+	say("   checked InvoiceID = SHA-256(lcp:sha256:H), 1000000 drops to %s, and answered %d: %s", seller.payTo, resp.StatusCode, body)
+	say("")
+	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
+	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
+	before := wallet.n
+	_, err = client.Get(url)
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
+		return fail(exitFailure, "the changed terms were not declined:", err)
+	}
+	say("   declined %s: %s", d.Code, d.Detail)
+	say("   signer calls for it: %d; nothing was sent", wallet.n-before)
+	say("")
+	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
+	return exitOK
+}
+
+// xrplFlags give the XRPL pairings their buyer inputs from a rippled
+// JSON-RPC endpoint.
+type xrplFlags struct {
+	rpc    string
+	maxFee uint64
+}
+
+func addXRPLFlags(fs *flag.FlagSet) *xrplFlags {
+	x := &xrplFlags{}
+	fs.StringVar(&x.rpc, "xrpl-rpc", "", "a rippled JSON-RPC URL giving XRPL payments their fee, sequence and last ledger (fee, account_info, ledger_current)")
+	fs.Uint64Var(&x.maxFee, "xrpl-max-fee", xrplrpc.DefaultMaxFee, "with --xrpl-rpc: the most drops of fee to pay")
+	return x
+}
+
+// inputs is pay.Transport.Inputs for the signer's XRPL account: nil without
+// --xrpl-rpc or for a signer on another chain.
+func (x *xrplFlags) inputs(s gate.Signer, hc *http.Client) func(string) *jsonv.Object {
+	acct, ok := rails.ParseAccount(s.Account())
+	if x == nil || x.rpc == "" || !ok || acct.Namespace != "xrpl" {
+		return nil
+	}
+	in := &xrplrpc.Inputs{Client: &xrplrpc.Client{URL: x.rpc, HTTP: hc, MaxFee: x.maxFee}, Account: acct.Address}
+	return in.For
+}
