@@ -28,8 +28,16 @@ func BenchmarkReserveCommit(b *testing.B) {
 			}
 		}
 	}
-	b.Run("file", func(b *testing.B) {
+	b.Run("file", func(b *testing.B) { // opened for each operation, shareable
 		s, err := ledger.OpenFile(filepath.Join(b.TempDir(), "state.db"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		run(b, s)
+	})
+	b.Run("file-exclusive", func(b *testing.B) { // held open by one process
+		s, err := ledger.OpenFile(filepath.Join(b.TempDir(), "state.db"), &ledger.FileOptions{Exclusive: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -34,20 +34,35 @@ type FileOptions struct {
 	// LockTimeout is how long to wait for another process that holds the
 	// file; 0 means DefaultLockTimeout.
 	LockTimeout time.Duration
+	// Exclusive keeps the file open and locked from OpenFile to Close,
+	// rather than for each operation: no other process can use it
+	// meanwhile (OpenFile waits LockTimeout, then fails), and each
+	// operation saves opening and mapping the file (about 0.3–1 ms).
+	Exclusive bool
 }
 
-// DefaultLockTimeout is how long OpenFile waits for a file that another
-// process holds open.
+// DefaultLockTimeout is how long an operation waits for the file while
+// another process is in one.
 const DefaultLockTimeout = 5 * time.Second
 
-// File is the embedded store: one file, held by one process at a time
-// (others wait for it up to FileOptions.LockTimeout). Every change is synced
-// to disk before its method returns.
+// File is the embedded store: one file, which several processes may share
+// (the CLI's commands and a running MCP server, say). The file is opened
+// and locked for each operation only, so processes take turns, each
+// operation waiting up to FileOptions.LockTimeout for the others; a
+// reservation checks the ceiling inside that lock, so processes sharing a
+// file share its budget exactly. Every change is synced to disk before its
+// method returns, except commits (see Commit).
 type File struct {
-	db   *bolt.DB
-	path string
-	now  func() time.Time
-	held held
+	path    string
+	timeout time.Duration
+	now     func() time.Time
+	held    held
+
+	// mu keeps this process's operations in turn: bbolt waits for another
+	// opener's lock by polling every 50 ms, which is for other processes.
+	mu     sync.Mutex
+	closed bool
+	db     *bolt.DB // open from OpenFile to Close when Exclusive
 
 	lazyMu  sync.Mutex
 	commits []string // reservations committed, not yet written
@@ -65,19 +80,66 @@ func OpenFile(path string, o *FileOptions) (*File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("ledger: %s is held by another process (waited %s); give each process its own --state, or share a PostgreSQL one", path, timeout)
+	f := &File{path: path, timeout: timeout, now: time.Now}
+	if o != nil && o.Exclusive {
+		db, err := f.open()
+		if err != nil {
+			return nil, err
+		}
+		f.db = db
 	}
-	if err != nil {
-		return nil, fmt.Errorf("ledger: opening %s: %w", path, err)
-	}
-	f := &File{db: db, path: path, now: time.Now}
 	if err := f.migrate(); err != nil {
-		db.Close()
+		if f.db != nil {
+			f.db.Close()
+		}
 		return nil, err
 	}
 	return f, nil
+}
+
+func (f *File) open() (*bolt.DB, error) {
+	db, err := bolt.Open(f.path, 0o600, &bolt.Options{Timeout: f.timeout, FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, &Unavailable{Err: fmt.Errorf("%s stayed locked by another process for %s", f.path, f.timeout)}
+	}
+	if err != nil {
+		return nil, &Unavailable{Err: fmt.Errorf("opening %s: %w", f.path, err)}
+	}
+	return db, nil
+}
+
+// errClosed: an operation on a closed File.
+var errClosed = errors.New("the store is closed")
+
+// withDB opens and locks the file for fn.
+func (f *File) withDB(fn func(db *bolt.DB) error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return &Unavailable{Err: errClosed}
+	}
+	if f.db != nil {
+		return fn(f.db)
+	}
+	db, err := f.open()
+	if err != nil {
+		return err
+	}
+	err = fn(db)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = &Unavailable{Err: cerr}
+	}
+	return err
+}
+
+// view runs fn in a read transaction.
+func (f *File) view(fn func(tx *bolt.Tx) error) error {
+	err := f.withDB(func(db *bolt.DB) error { return db.View(fn) })
+	var u *Unavailable
+	if err != nil && !errors.As(err, &u) {
+		err = &Unavailable{Err: err}
+	}
+	return err
 }
 
 // fileMigrations[v] brings a version-v store to version v+1.
@@ -93,33 +155,35 @@ var fileMigrations = []func(tx *bolt.Tx) error{
 }
 
 func (f *File) migrate() error {
-	return f.db.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return err
-		}
-		have := 0
-		if v := meta.Get(keySchema); v != nil {
-			if have, err = strconv.Atoi(string(v)); err != nil {
-				return fmt.Errorf("ledger: %s: unreadable schema version %q", f.path, v)
+	return f.withDB(func(db *bolt.DB) error {
+		return db.Update(func(tx *bolt.Tx) error {
+			meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+			if err != nil {
+				return err
 			}
-		}
-		if have > SchemaVersion {
-			return schemaNewer(f.path, have)
-		}
-		for v := have; v < SchemaVersion; v++ {
-			if err := fileMigrations[v](tx); err != nil {
-				return fmt.Errorf("ledger: %s: migrating from schema %d: %w", f.path, v, err)
+			have := 0
+			if v := meta.Get(keySchema); v != nil {
+				if have, err = strconv.Atoi(string(v)); err != nil {
+					return fmt.Errorf("ledger: %s: unreadable schema version %q", f.path, v)
+				}
 			}
-		}
-		return meta.Put(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+			if have > SchemaVersion {
+				return schemaNewer(f.path, have)
+			}
+			for v := have; v < SchemaVersion; v++ {
+				if err := fileMigrations[v](tx); err != nil {
+					return fmt.Errorf("ledger: %s: migrating from schema %d: %w", f.path, v, err)
+				}
+			}
+			return meta.Put(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+		})
 	})
 }
 
 // Where is the file's path.
 func (f *File) Where() string { return f.path }
 
-// Close writes the commits still waiting and releases the file.
+// Close writes the commits still waiting; the File is not used after.
 func (f *File) Close() error {
 	f.lazyMu.Lock()
 	n := len(f.commits)
@@ -128,7 +192,14 @@ func (f *File) Close() error {
 	if n > 0 {
 		err = f.update(func(*bolt.Tx) error { return nil })
 	}
-	return errors.Join(err, f.db.Close())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	if f.db != nil {
+		err = errors.Join(err, f.db.Close())
+		f.db = nil
+	}
+	return err
 }
 
 func budgetKey(k Key) []byte { return []byte(k.Network + "\x00" + k.Asset) }
@@ -147,23 +218,26 @@ func (f *File) update(fn func(tx *bolt.Tx) error) error {
 	commits := f.commits
 	f.commits = nil
 	f.lazyMu.Unlock()
-	err := f.db.Update(func(tx *bolt.Tx) error {
-		for _, id := range commits {
-			if err := commitIn(tx, id); err != nil && !errors.Is(err, ErrNotFound) {
-				return err
+	err := f.withDB(func(db *bolt.DB) error {
+		return db.Update(func(tx *bolt.Tx) error {
+			for _, id := range commits {
+				if err := commitIn(tx, id); err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
 			}
-		}
-		return fn(tx)
+			return fn(tx)
+		})
 	})
 	if err != nil && len(commits) > 0 {
 		f.lazyMu.Lock()
 		f.commits = append(commits, f.commits...)
 		f.lazyMu.Unlock()
 	}
-	if err == nil || errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound) {
+	var u *Unavailable
+	if err == nil || errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound) || errors.As(err, &u) {
 		return err
 	}
-	return &Unavailable{Err: err} // a closed file, a failed write or sync, unreadable data
+	return &Unavailable{Err: err} // a failed write or sync, unreadable data
 }
 
 // Reserve implements Store.
@@ -275,13 +349,13 @@ func (f *File) Release(_ context.Context, id string) error {
 // Spent implements Store.
 func (f *File) Spent(_ context.Context, k Key) (*big.Int, error) {
 	var n *big.Int
-	err := f.db.View(func(tx *bolt.Tx) error {
+	err := f.view(func(tx *bolt.Tx) error {
 		var err error
 		n, err = readInt(tx.Bucket(bucketBudgets).Get(budgetKey(k)))
 		return err
 	})
 	if err != nil {
-		return nil, &Unavailable{Err: err}
+		return nil, err
 	}
 	return n, nil
 }
@@ -400,7 +474,7 @@ func (f *File) Claim(ctx context.Context, url string) (*Payment, error) {
 		}
 		// It may have been answered since the list was read.
 		var still bool
-		err := f.db.View(func(tx *bolt.Tx) error {
+		err := f.view(func(tx *bolt.Tx) error {
 			still = tx.Bucket(bucketPending).Get([]byte(p.ID)) != nil
 			return nil
 		})
@@ -444,7 +518,7 @@ func (f *File) Answer(_ context.Context, id string, status int) error {
 // Unanswered implements Store.
 func (f *File) Unanswered(_ context.Context, url string) ([]*Payment, error) {
 	var out []*Payment
-	err := f.db.View(func(tx *bolt.Tx) error {
+	err := f.view(func(tx *bolt.Tx) error {
 		payments := tx.Bucket(bucketPayments)
 		return tx.Bucket(bucketPending).ForEach(func(id, _ []byte) error {
 			p, err := decodePayment(payments.Get(id))
@@ -458,7 +532,7 @@ func (f *File) Unanswered(_ context.Context, url string) ([]*Payment, error) {
 		})
 	})
 	if err != nil {
-		return nil, &Unavailable{Err: err}
+		return nil, err
 	}
 	return out, nil
 }
@@ -474,7 +548,7 @@ func decodePayment(v []byte) (*Payment, error) {
 // Payments implements Store.
 func (f *File) Payments(_ context.Context, limit int) ([]*Payment, error) {
 	var out []*Payment
-	err := f.db.View(func(tx *bolt.Tx) error {
+	err := f.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPayments).Cursor()
 		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
 			p, err := decodePayment(v)
@@ -486,7 +560,7 @@ func (f *File) Payments(_ context.Context, limit int) ([]*Payment, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, &Unavailable{Err: err}
+		return nil, err
 	}
 	return out, nil
 }

@@ -37,6 +37,16 @@ func stores(t *testing.T, fn func(t *testing.T, open func(t *testing.T) ledger.S
 			return s
 		})
 	})
+	t.Run("file-exclusive", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "state.db")
+		fn(t, func(t *testing.T) ledger.Store {
+			s, err := ledger.OpenFile(path, &ledger.FileOptions{Exclusive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		})
+	})
 	t.Run("postgres", func(t *testing.T) {
 		srv := pgtest.Start(t)
 		fn(t, func(t *testing.T) ledger.Store {
@@ -277,86 +287,67 @@ func TestNewerSchemaRefused(t *testing.T) {
 	})
 }
 
-func TestFileHeldByAnotherProcess(t *testing.T) {
+// TestFileSharedByTwoOpeners: two stores on one file (as two processes
+// would open it) share its budget exactly, and see each other's journal.
+func TestFileSharedByTwoOpeners(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	s, err := ledger.OpenFile(path, nil)
-	if err != nil {
+	var stores [2]*ledger.File
+	for i := range stores {
+		s, err := ledger.OpenFile(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for range 10 {
+				_, err := stores[i%2].Reserve(context.Background(), key, big.NewInt(1), big.NewInt(15))
+				switch {
+				case err == nil:
+					ok.Add(1)
+				case !errors.Is(err, ledger.ErrBudgetExhausted):
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 15 || spent(t, stores[0], key) != 15 || spent(t, stores[1], key) != 15 {
+		t.Fatalf("%d reserved, spent %d and %d; want 15", ok.Load(), spent(t, stores[0], key), spent(t, stores[1], key))
+	}
+	p := &ledger.Payment{URL: "https://api.seller.example/v1/report", HeaderName: "PAYMENT-SIGNATURE", Header: "x", H: "0x00"}
+	if err := stores[0].Record(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	// bbolt's lock is per open file description, so a second open in this
-	// process waits as another process would.
-	_, err = ledger.OpenFile(path, &ledger.FileOptions{LockTimeout: 100 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "held by another process") {
-		t.Fatalf("second open: %v", err)
+	if list, err := stores[1].Unanswered(context.Background(), ""); err != nil || len(list) != 1 || list[0].ID != p.ID {
+		t.Fatalf("the other opener sees %v, %v", list, err)
+	}
+	stores[0].Close()
+	if _, err := stores[0].Spent(context.Background(), key); err == nil {
+		t.Fatal("a closed store still answers")
 	}
 }
 
-// TestClaim: a payment being sent is never claimed; one whose sending
-// failed (Unhold) or whose process is gone is.
-func TestClaim(t *testing.T) {
-	stores(t, func(t *testing.T, open func(t *testing.T) ledger.Store) {
-		ctx := context.Background()
-		s := open(t)
-		url := "https://api.seller.example/v1/report"
-		p := &ledger.Payment{URL: url, HeaderName: "PAYMENT-SIGNATURE", Header: "x", H: "0x00", Amount: big.NewInt(1),
-			PayableUntil: time.Now().Add(time.Hour)}
-		if err := s.Record(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := s.Claim(ctx, url); err != nil || got != nil {
-			t.Fatalf("claimed a payment being sent: %v, %v", got, err)
-		}
-		s.Unhold(p.ID)
-		if got, err := s.Claim(ctx, url); err != nil || got == nil || got.ID != p.ID {
-			t.Fatalf("after its sending failed: %v, %v; want it claimed", got, err)
-		}
-		if got, _ := s.Claim(ctx, url); got != nil {
-			t.Fatal("claimed twice")
-		}
-		if got, _ := s.Claim(ctx, "https://api.seller.example/other"); got != nil {
-			t.Fatal("claimed for another URL")
-		}
-		if err := s.Answer(ctx, p.ID, 200); err != nil {
-			t.Fatal(err)
-		}
-		s.Unhold(p.ID)
-		if got, _ := s.Claim(ctx, url); got != nil {
-			t.Fatal("claimed an answered payment")
-		}
-
-		// Another live process's payment is not claimed; a gone one's is.
-		q := &ledger.Payment{URL: url, HeaderName: "PAYMENT-SIGNATURE", Header: "y", H: "0x00", Amount: big.NewInt(1),
-			PayableUntil: time.Now().Add(time.Hour)}
-		if err := s.Record(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-		if _, isFile := s.(*ledger.File); !isFile { // a file has one process at a time
-			other := open(t)
-			defer other.Close()
-			if got, err := other.Claim(ctx, url); err != nil || got != nil {
-				t.Fatalf("another process claimed a payment being sent: %v, %v", got, err)
-			}
-			s.Close()
-			// The server drops the closed session's lock when its backend
-			// exits, a moment later.
-			var got *ledger.Payment
-			var err error
-			for deadline := time.Now().Add(10 * time.Second); got == nil && err == nil && time.Now().Before(deadline); {
-				if got, err = other.Claim(ctx, url); got == nil {
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-			if err != nil || got == nil || got.ID != q.ID {
-				t.Fatalf("after its process closed: %v, %v; want it claimed", got, err)
-			}
-			return
-		}
-		s.Close()
-		s = open(t)
-		defer s.Close()
-		if got, err := s.Claim(ctx, url); err != nil || got == nil || got.ID != q.ID {
-			t.Fatalf("after a restart: %v, %v; want it claimed", got, err)
-		}
-	})
+func TestFileExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s, err := ledger.OpenFile(path, &ledger.FileOptions{Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bbolt's lock is per open file description, so a second open in this
+	// process waits as another process would.
+	_, err = ledger.OpenFile(path, &ledger.FileOptions{LockTimeout: 100 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "stayed locked by another process") {
+		t.Fatalf("opening a file held exclusively: %v", err)
+	}
+	s.Close()
+	s2, err := ledger.OpenFile(path, nil)
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	s2.Close()
 }
