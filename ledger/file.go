@@ -461,8 +461,9 @@ func (f *File) Record(_ context.Context, p *Payment) error {
 	return err
 }
 
-// Claim implements Store. The file has one process at a time, so a
-// payment this store does not hold is no live sender's.
+// Claim implements Store. It skips only the payments this store holds: a
+// process sharing the file cannot see another's, and may present one that
+// process is still sending, which settles it once all the same.
 func (f *File) Claim(ctx context.Context, url string) (*Payment, error) {
 	list, err := f.Unanswered(ctx, url)
 	if err != nil {

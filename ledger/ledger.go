@@ -6,9 +6,9 @@
 // presented again instead of being signed anew.
 //
 // Two stores implement Store: an embedded one in a single file (OpenFile,
-// on go.etcd.io/bbolt), for one process at a time, and PostgreSQL
-// (OpenPostgres, on github.com/jackc/pgx/v5), for many processes sharing one
-// budget. Open picks by the spelling of its argument. Both keep a schema
+// on go.etcd.io/bbolt), for one machine's processes taking turns, and
+// PostgreSQL (OpenPostgres, on github.com/jackc/pgx/v5), for a fleet sharing
+// one budget. Open picks by the spelling of its argument. Both keep a schema
 // version, migrate an older one on open and refuse a newer one
 // (ErrSchemaNewer). See docs/paying-client.md.
 package ledger
