@@ -50,7 +50,28 @@ type agreeArgs struct {
 	Inputs   *jsonv.Object `json:"inputs,omitempty" desc:"Values the pairing needs from you, by name. A decline whose detail ends in input-missing names the one missing."`
 }
 
-// Results (isError results carry {decline: {code, detail}, cause?, moved?} instead).
+// Results. A decline is an isError result carrying declineOut instead; each
+// tool's published output schema admits both (outputSchema), so that a
+// client that validates structuredContent against it, as the official
+// TypeScript SDK's callTool does even for isError results, reads the
+// decline rather than failing on it.
+
+type declineOut struct {
+	Decline declineBody `json:"decline" desc:"Nothing was paid unless moved is present."`
+	Cause   string      `json:"cause,omitempty" desc:"What failed underneath, for logs."`
+	Moved   *movedOut   `json:"moved,omitempty" desc:"A payment the signer already released: keep it and present it; never sign again for it."`
+}
+
+type declineBody struct {
+	Code   string `json:"code" schema:"code" desc:"One of the decline codes; program against it."`
+	Detail string `json:"detail" desc:"A sentence or a refusal code such as policy/amount-above-maximum: …, for people and logs."`
+}
+
+type movedOut struct {
+	Signed  jsonv.Value `json:"signed" desc:"The payment that left: present it, never sign again for it."`
+	ATR     atrOut      `json:"atr"`
+	ATRHash string      `json:"atrHash" schema:"hash"`
+}
 
 type atrOut struct {
 	Base64 string `json:"base64" desc:"The ATR's exact bytes, standard padded base64. Keep it with atrHash: it is what was agreed to."`

@@ -26,6 +26,7 @@ import (
 //	schema:"hash"          "0x" and 64 lowercase hex digits
 //	schema:"mac"           a seal's mac (same form as a hash)
 //	schema:"nullable"      the value may also be null
+//	schema:"code"          a decline code (enum)
 //
 // Go types map as: string → string, bool → boolean, []byte → base64 string,
 // jsonv.Value → any JSON, *jsonv.Object → object, []jsonv.Value → array,
@@ -85,6 +86,18 @@ type schemaOptions struct {
 	pairings []string
 }
 
+// declineCodes are the codes a decline result carries: the gate's twelve
+// and the three of sealed values.
+var declineCodes = append(append([]gate.Code(nil), gate.Codes...), gate.ChosenUnverified, gate.HoldUnverified, gate.OpeningUnverified)
+
+// outputSchema is a tool's published output schema: an object that is
+// either the tool's result or a decline.
+func outputSchema(out reflect.Type, opts schemaOptions) *jsonv.Object {
+	return jsonv.Obj("type", "object", "anyOf", []jsonv.Value{
+		schemaFor(out, opts), schemaFor(reflect.TypeFor[declineOut](), opts),
+	})
+}
+
 // schemaFor returns the JSON Schema of a contract struct: a closed object.
 func schemaFor(t reflect.Type, opts schemaOptions) *jsonv.Object {
 	if t.Kind() == reflect.Pointer {
@@ -132,6 +145,12 @@ func typeSchema(t reflect.Type, kind string, opts schemaOptions) *jsonv.Object {
 			s.Set("enum", ids)
 		case "hash", "mac":
 			s.Set("pattern", "^0x[0-9a-f]{64}$")
+		case "code":
+			codes := make([]jsonv.Value, 0, len(declineCodes))
+			for _, c := range declineCodes {
+				codes = append(codes, string(c))
+			}
+			s.Set("enum", codes)
 		}
 	case t.Kind() == reflect.Bool:
 		s = jsonv.Obj("type", "boolean")

@@ -175,7 +175,7 @@ func (t toolDef) mcpTool(opts schemaOptions) mcp.Tool {
 		Title:           t.title,
 		Description:     t.desc,
 		RawInputSchema:  jsonv.Marshal(schemaFor(t.in, opts)),
-		RawOutputSchema: jsonv.Marshal(schemaFor(t.out, opts)),
+		RawOutputSchema: jsonv.Marshal(outputSchema(t.out, opts)),
 		Annotations:     ann,
 	}
 }
