@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,6 +28,7 @@ import (
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/mcpserver"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/signer"
 	"github.com/termsgate/termsgate/vectors"
@@ -264,11 +266,28 @@ func newServer(t testing.TB, f *fixture, s *seller, cfg mcpserver.Config) *mcpse
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return f.now }
 	}
+	if cfg.Policy == nil && (cfg.Signer != nil || cfg.AgreementSigner != nil) {
+		cfg.Policy = roomyPolicy(t, cfg.Now)
+	}
 	srv, err := mcpserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return srv
+}
+
+// roomyPolicy allows what the fixtures pay: up to 1,000,000 atomic units of
+// any asset on Base Sepolia and Tempo Moderato, payable for a day.
+func roomyPolicy(t testing.TB, now func() time.Time) *pay.Policy {
+	t.Helper()
+	p, err := pay.NewPolicy(pay.PolicyConfig{Now: now, MaxPayable: 24 * time.Hour, Limits: []pay.Limit{
+		{Network: "eip155:84532", MaxAmount: big.NewInt(1_000_000_000)},
+		{Network: "eip155:42431", MaxAmount: big.NewInt(1_000_000_000)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // connectHTTP serves srv over streamable HTTP on loopback and connects the

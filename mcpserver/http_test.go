@@ -112,7 +112,7 @@ func TestBinaryHTTP(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte("tok-123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(termsgateBinary(t), "mcp", "--http", "127.0.0.1:0", "--token-file", tokenFile, "--dev-key")
+	cmd := exec.Command(termsgateBinary(t), "mcp", "--http", "127.0.0.1:0", "--token-file", tokenFile, "--dev-key", "--max-amount", "1000000")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

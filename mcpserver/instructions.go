@@ -42,5 +42,10 @@ func instructions(s *Server) string {
 	default:
 		b.WriteString("\n\nThis server holds no wallet: sign atr_confirm's request with your own and use atr_finish.")
 	}
+	if s.policy != nil {
+		b.WriteString("\n\nSpend limits in force (anything else is declined, no-payable-option with a policy/... detail, and nothing is signed): ")
+		b.WriteString(s.policy.String())
+		b.WriteString(". atr_confirm and atr_transact return them as limits, and what a payment grants as summary.")
+	}
 	return b.String()
 }

@@ -28,7 +28,7 @@ import (
 //	schema:"nullable"      the value may also be null
 //	schema:"code"          a decline code (enum)
 //
-// Go types map as: string → string, bool → boolean, []byte → base64 string,
+// Go types map as: string → string, bool → boolean, int → integer (results only), []byte → base64 string,
 // jsonv.Value → any JSON, *jsonv.Object → object, []jsonv.Value → array,
 // struct (or pointer to struct) → a closed object, *jsonv.Value → any JSON
 // whose presence the decoder reports (nil pointer: absent).
@@ -154,6 +154,8 @@ func typeSchema(t reflect.Type, kind string, opts schemaOptions) *jsonv.Object {
 		}
 	case t.Kind() == reflect.Bool:
 		s = jsonv.Obj("type", "boolean")
+	case t.Kind() == reflect.Int:
+		s = jsonv.Obj("type", "integer")
 	case t.Kind() == reflect.Struct:
 		s = schemaFor(t, opts)
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:

@@ -20,6 +20,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -32,6 +33,7 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/all"
 )
@@ -58,6 +60,12 @@ type Config struct {
 	Now func() time.Time
 	// Version is reported as serverInfo.version; "" means "dev".
 	Version string
+	// Policy is the spend policy asked before every signature the server's
+	// wallets make (atr_transact, atr_agree, atr_channel_within). Required
+	// with Signer or AgreementSigner: New refuses a wallet without limits.
+	// The instructions and the atr_confirm and atr_transact results state
+	// it.
+	Policy *pay.Policy
 }
 
 // Server is the MCP server. Serve it with ServeStdio or HTTPHandler, which
@@ -68,6 +76,7 @@ type Server struct {
 	seal            *sealer
 	signer          rails.Signer
 	agreementSigner rails.Signer
+	policy          *pay.Policy
 	tools           []toolDef
 }
 
@@ -83,6 +92,9 @@ func New(cfg Config) (*Server, error) {
 	} else if len(key) != SealKeySize {
 		return nil, fmt.Errorf("mcpserver: the seal key has %d bytes; it must have %d", len(key), SealKeySize)
 	}
+	if (cfg.Signer != nil || cfg.AgreementSigner != nil) && cfg.Policy == nil {
+		return nil, errors.New("mcpserver: a server with a wallet needs spend limits (Config.Policy)")
+	}
 	reg := cfg.Pairings
 	if reg == nil {
 		reg = all.Default()
@@ -96,6 +108,10 @@ func New(cfg Config) (*Server, error) {
 		seal:            &sealer{key: slices.Clone(key)},
 		signer:          cfg.Signer,
 		agreementSigner: cfg.AgreementSigner,
+		policy:          cfg.Policy,
+	}
+	if cfg.Policy != nil {
+		s.gate.Policy = cfg.Policy // never a typed nil in the interface
 	}
 	s.tools = s.toolSet()
 	version := cfg.Version

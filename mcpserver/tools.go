@@ -8,7 +8,10 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+	"github.com/termsgate/termsgate/rails/x402"
 )
 
 func hint(b bool) *bool { return &b }
@@ -56,7 +59,11 @@ func (s *Server) toolSet() []toolDef {
 }
 
 func (s *Server) read(_ context.Context, a *readArgs) (*jsonv.Object, error) {
-	o, err := s.gate.Read(a.Document, a.Pairing)
+	doc, err := documentOf("atr_read", a.Pairing, a.Document, a.Header)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.gate.Read(doc, a.Pairing)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +82,26 @@ func inputs(o *jsonv.Object) jsonv.Value {
 const detailBadReceipt = "The agreement receipt is not a recorded agreement for this ATR hash."
 
 func (s *Server) confirm(ctx context.Context, a *confirmArgs) (*jsonv.Object, error) {
+	doc, err := documentOf("atr_confirm", a.Pairing, a.Document, a.Header)
+	if err != nil {
+		return nil, err
+	}
 	step(ctx, "Fetching the ATR and comparing its hash with the advertised one")
-	c, err := s.gate.Confirm(ctx, a.Document, a.Pairing, a.Account, inputs(a.Inputs))
+	c, err := s.gate.Confirm(ctx, doc, a.Pairing, a.Account, inputs(a.Inputs))
 	if err != nil {
 		return nil, err
 	}
 	out := c.JSON()
+	if c.Request != nil && (c.Chosen.Agreement == "" || a.Receipt != nil) {
+		rail, _ := s.gate.Pairings.Lookup(a.Pairing)
+		ps := gate.PaymentSummary{Pairing: a.Pairing, H: c.H, Request: c.Request, Chosen: c.Chosen, Rail: rail}
+		if sum, err := pay.Summarize(ps); err == nil {
+			out.Set("summary", sum.JSON())
+		}
+	}
+	if s.policy != nil {
+		out.Set("limits", s.policy.JSON())
+	}
 	out.Set("chosen", s.seal.seal(labelChosen, c.Chosen.JSON()))
 	if c.Chosen.Agreement != "" {
 		// No request without the agreement's receipt: the payment itself
@@ -123,6 +144,7 @@ func (s *Server) finish(_ context.Context, a *finishArgs) (*jsonv.Object, error)
 		return nil, err
 	}
 	out := f.JSON()
+	setHeader(out, a.Pairing, f.Signed)
 	if mac := s.openingMac(a.Pairing, f.Signed); mac != "" {
 		out.Set("mac", mac)
 	}
@@ -149,11 +171,23 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 		opts.Approved = ap
 	}
 	step(ctx, "Fetching the ATR and comparing its hash; the wallet signs only after it matched")
-	t, err := s.gate.Transact(ctx, a.Document, a.Pairing, s.signer, opts)
+	g := *s.gate
+	rec := &recording{inner: s.gate.Policy}
+	g.Policy = rec
+	t, err := g.Transact(ctx, a.Document, a.Pairing, s.signer, opts)
 	if err != nil {
 		return nil, err
 	}
 	out := t.JSON()
+	if t.Approve == nil && t.Signed != nil {
+		setHeader(out, a.Pairing, t.Signed)
+		if rec.summary != nil {
+			out.Set("summary", rec.summary.JSON())
+		}
+	}
+	if s.policy != nil {
+		out.Set("limits", s.policy.JSON())
+	}
 	if mac := s.openingMac(a.Pairing, t.Signed); mac != "" && t.Approve == nil {
 		out.Set("mac", mac)
 	}
@@ -191,4 +225,84 @@ func (s *Server) agree(ctx context.Context, a *agreeArgs) (*jsonv.Object, error)
 		return nil, &gate.Decline{Code: gate.AgreementFailed, Detail: "The agreement exchange gave neither a payment to approve nor a receipt."}
 	}
 	return r.JSON(), nil
+}
+
+// documentOf is the seller's document from the document argument, or from
+// the header text as the seller sent it: x402's PAYMENT-REQUIRED value, or
+// MPP's WWW-Authenticate value. Exactly one of the two is given.
+func documentOf(tool, pairing string, doc jsonv.Value, header string) (jsonv.Value, error) {
+	switch {
+	case doc != nil && header != "":
+		return nil, argErrorf("%s: give document or header, not both. Nothing was done.", tool)
+	case doc != nil:
+		return doc, nil
+	case header == "":
+		return nil, argErrorf("%s: missing argument \"document\" (or \"header\", the seller's header value as sent). Nothing was done.", tool)
+	}
+	switch ns := rails.Namespace(pairing); ns {
+	case "x402":
+		d, err := x402.DecodeHeader(header)
+		if err != nil {
+			return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: pay.DetailRequiredUnreadable}
+		}
+		return d, nil
+	case "mpp":
+		list, err := mpp.ParseChallenges([]string{header})
+		if err != nil {
+			return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: mpp.CodeHeaderMalformed}
+		}
+		return list, nil
+	default:
+		return nil, argErrorf("%s: the pairing %s takes no header; give document. Nothing was done.", tool, pairing)
+	}
+}
+
+// setHeader adds {header: {name, value}} for a payment of x402 or MPP: what
+// to retry the seller's request with.
+func setHeader(out *jsonv.Object, pairing string, signed jsonv.Value) {
+	if signed == nil {
+		return
+	}
+	switch rails.Namespace(pairing) {
+	case "x402":
+		out.Set("header", jsonv.Obj("name", pay.HeaderSignature, "value", x402.EncodeHeader(signed)))
+	case "mpp":
+		if cred, ok := jsonv.AsObject(signed); ok && cred != nil {
+			name, value := mpp.Header(cred)
+			out.Set("header", jsonv.Obj("name", name, "value", value))
+		}
+	}
+}
+
+// recording is one atr_transact's policy: it keeps the summary of what the
+// wallet is asked to sign (the last request the gate asked about: the main
+// payment, after any agreement payment) and passes every question and
+// settlement to the server's policy.
+type recording struct {
+	inner   gate.Policy
+	summary *pay.Summary
+}
+
+func (r *recording) Allow(ctx context.Context, ps gate.PaymentSummary) error {
+	sum, err := pay.Summarize(ps)
+	if err != nil {
+		return err
+	}
+	r.summary = &sum
+	if r.inner == nil {
+		return nil
+	}
+	return r.inner.Allow(ctx, ps)
+}
+
+func (r *recording) Commit(ctx context.Context, ps gate.PaymentSummary) {
+	if res, ok := r.inner.(gate.Reserver); ok {
+		res.Commit(ctx, ps)
+	}
+}
+
+func (r *recording) Release(ctx context.Context, ps gate.PaymentSummary) {
+	if res, ok := r.inner.(gate.Reserver); ok {
+		res.Release(ctx, ps)
+	}
 }

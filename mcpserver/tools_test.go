@@ -37,7 +37,9 @@ func TestToolLists(t *testing.T) {
 	}{
 		{"binary without a key", func(t *testing.T) *gosdk.ClientSession { return connectBinary(t, nil) },
 			noSignerTools, "holds no wallet"},
-		{"binary with --dev-key", func(t *testing.T) *gosdk.ClientSession { return connectBinary(t, nil, "--dev-key") },
+		{"binary with --dev-key", func(t *testing.T) *gosdk.ClientSession {
+			return connectBinary(t, nil, "--dev-key", "--max-amount", "1000000")
+		},
 			signerTools, anvilAccount},
 		{"in process with a signer", func(t *testing.T) *gosdk.ClientSession {
 			return connectHTTP(t, newServer(t, f, nil, mcpserver.Config{Signer: newSigner(t, f)}), nil)

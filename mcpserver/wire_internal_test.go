@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
 )
 
@@ -344,7 +346,11 @@ func FuzzServeStdio(f *testing.F) {
 
 // FuzzArguments: no arguments panic a tool's decoding or run.
 func FuzzArguments(f *testing.F) {
-	s, err := New(Config{Client: refusingDoer{}, Signer: refusingSigner{}})
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{Network: "eip155:84532", MaxAmount: big.NewInt(1)}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	s, err := New(Config{Client: refusingDoer{}, Signer: refusingSigner{}, Policy: policy})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestDuplicateKeysRefused(t *testing.T) {
 // TestDuplicateKeysBinary: the built binary refuses them too.
 func TestDuplicateKeysBinary(t *testing.T) {
 	f := loadFixture(t)
-	raw := rawBinary(t, "--dev-key")
+	raw := rawBinary(t, "--dev-key", "--max-amount", "1000000")
 	raw.send(dupMessages(f)["case-variant name"])
 	resp := raw.recv()
 	if !strings.Contains(strAt(t, resp, "error", "message"), `"name" and "Name" differ only in case`) {

@@ -1,15 +1,19 @@
 package pay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
 )
@@ -359,4 +363,99 @@ func (p *Policy) Spent(network, asset string) *big.Int {
 		return nil
 	}
 	return n
+}
+
+// JSON states the limits in force, for an agent to know before it tries:
+// {limits: [{network, asset ("*": any asset on the network), maxAmount,
+// maxUnits?, budget?, spent?}], payees?, maxPayableSeconds}. Amounts are
+// decimal atomic units; maxUnits is maxAmount in whole units when the
+// asset's decimals are known; spent is what the Budget counts so far.
+func (p *Policy) JSON() *jsonv.Object {
+	keys := make([]BudgetKey, 0, len(p.limits))
+	for k := range p.limits {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b BudgetKey) int {
+		return cmp.Or(strings.Compare(a.Network, b.Network), strings.Compare(a.Asset, b.Asset))
+	})
+	list := make([]jsonv.Value, 0, len(keys))
+	for _, k := range keys {
+		l := p.limits[k]
+		asset := k.Asset
+		if asset == "" {
+			asset = "*"
+		}
+		o := jsonv.Obj("network", k.Network, "asset", asset, "maxAmount", l.max.String())
+		if u := Units(l.max, rails.KnownDecimals(k.Network, k.Asset)); u != "" && k.Asset != "" {
+			o.Set("maxUnits", u)
+		}
+		if l.budget != nil {
+			o.Set("budget", l.budget.String())
+			if k.Asset != "" {
+				if n, err := p.budget.Spent(context.Background(), k); err == nil {
+					o.Set("spent", n.String())
+				}
+			}
+		}
+		list = append(list, o)
+	}
+	out := jsonv.Obj("limits", list)
+	if len(p.payees) > 0 {
+		payees := make([]string, 0, len(p.payees))
+		for a := range p.payees {
+			payees = append(payees, a)
+		}
+		slices.Sort(payees)
+		pv := make([]jsonv.Value, len(payees))
+		for i, a := range payees {
+			pv[i] = a
+		}
+		out.Set("payees", pv)
+	}
+	if len(p.networks) > 0 {
+		nets := slices.Sorted(maps.Keys(p.networks))
+		nv := make([]jsonv.Value, len(nets))
+		for i, n := range nets {
+			nv[i] = n
+		}
+		out.Set("networks", nv)
+	}
+	out.Set("maxPayableSeconds", jsonv.Number(p.maxPayable/time.Second))
+	return out
+}
+
+// String is the limits in force in one line for a person or an agent's
+// instructions.
+func (p *Policy) String() string {
+	var parts []string
+	for _, v := range mustArray(p.JSON(), "limits") {
+		o := v.(*jsonv.Object)
+		net, _ := o.GetString("network")
+		asset, _ := o.GetString("asset")
+		max, _ := o.GetString("maxAmount")
+		part := "at most " + max + " atomic units per payment of "
+		if asset == "*" {
+			part += "any asset on " + net
+		} else {
+			part += asset + " on " + net
+		}
+		if u, ok := o.GetString("maxUnits"); ok {
+			part += " (" + u + " units)"
+		}
+		if b, ok := o.GetString("budget"); ok {
+			part += ", " + b + " in all"
+		}
+		parts = append(parts, part)
+	}
+	s := strings.Join(parts, "; ")
+	if len(p.payees) > 0 {
+		s += "; only to " + strings.Join(slices.Sorted(maps.Keys(p.payees)), ", ")
+	}
+	return s + "; payable for at most " + p.maxPayable.String()
+}
+
+func mustArray(o *jsonv.Object, k string) []jsonv.Value {
+	v, _ := o.Get(k)
+	a, _ := jsonv.AsArray(v)
+	return a
 }

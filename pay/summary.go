@@ -230,3 +230,38 @@ func chosenFrom(p gate.PaymentSummary) string {
 	}
 	return from
 }
+
+// JSON is the summary for an agent: {network, asset, assetName?, amount
+// (atomic units, decimal), decimals?, units?, payer?, payee, payableUntil?
+// (RFC 3339), periodSeconds?, atrHash, pairing}. units is amount in whole
+// units where the decimals are known.
+func (s Summary) JSON() *jsonv.Object {
+	o := jsonv.Obj("pairing", s.Pairing, "network", s.Network, "asset", s.Asset)
+	if s.AssetName != "" {
+		o.Set("assetName", s.AssetName)
+	}
+	amount := "0"
+	if s.Amount != nil {
+		amount = s.Amount.String()
+	}
+	o.Set("amount", amount)
+	if u := s.Units(); u != "" {
+		o.Set("decimals", jsonv.Number(s.Decimals))
+		o.Set("units", u)
+	}
+	if s.Payer != "" {
+		o.Set("payer", s.Payer)
+	}
+	o.Set("payee", s.Payee)
+	if !s.PayableUntil.IsZero() {
+		o.Set("payableUntil", s.PayableUntil.UTC().Format(time.RFC3339))
+	}
+	if s.Period > 0 {
+		o.Set("periodSeconds", jsonv.Number(s.Period/time.Second))
+	}
+	if s.ChannelSigned != nil {
+		o.Set("channelSigned", s.ChannelSigned.String())
+	}
+	o.Set("atrHash", s.H.String())
+	return o
+}

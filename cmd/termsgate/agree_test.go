@@ -46,13 +46,13 @@ func TestAgreeApproveThenPay(t *testing.T) {
 	dir := t.TempDir()
 	atrFile := filepath.Join(dir, "atr.json")
 	_ = os.WriteFile(atrFile, terms, 0o600)
-	code, out, errs := runCLI(t, "", "agree", "--url", url, "--dev-key", atrFile)
+	code, out, errs := runCLI(t, "", "agree", "--url", url, "--dev-key", "--max-amount", "1000000", atrFile)
 	if code != exitOK || !strings.Contains(out, `"approve":{"url":"`+url) || paid.Load() != 0 {
 		t.Fatalf("first run: exit %d, out %s, err %s, %d paid", code, out, errs, paid.Load())
 	}
 	approved := filepath.Join(dir, "approved.json")
 	_ = os.WriteFile(approved, []byte(out), 0o600)
-	code, out, errs = runCLI(t, "", "agree", "--url", url, "--dev-key", "--approved", approved, atrFile)
+	code, out, errs = runCLI(t, "", "agree", "--url", url, "--dev-key", "--max-amount", "1000000", "--approved", approved, atrFile)
 	if code != exitOK || !strings.Contains(out, `"receipt":{"atrHash":"`+h.String()) {
 		t.Fatalf("second run: exit %d, out %s, err %s", code, out, errs)
 	}

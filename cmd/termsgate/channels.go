@@ -67,10 +67,16 @@ func holdResult(h *gate.Hold) *jsonv.Object { return jsonv.Obj("atrHash", h.H, "
 const missingHold = `missing member "hold" (the hold channel-open, channel-within or channel-charge printed last)`
 
 func runChannelWithin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := channelFlags("channel-within", "channel-within (--key-file FILE|--dev-key) [--pairing ID] [INPUT|-]\n\nINPUT is {hold, document, refund?, inputs?}: the latest hold, the seller's new payment document as JSON\n(for MPP, the list of challenges), and refund {} to close the channel instead of signing a voucher.\nPrints {atrHash, signed, hold}: send signed, keep hold.", stderr)
+	f := channelFlags("channel-within", "channel-within (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [INPUT|-]\n\nINPUT is {hold, document, refund?, inputs?}: the latest hold, the seller's new payment document as JSON\n(for MPP, the list of challenges), and refund {} to close the channel instead of signing a voucher.\nPrints {atrHash, signed, hold}: send signed, keep hold. --max-amount bounds what one voucher adds to the channel.", stderr)
 	keys := addKeyFlags(f.fs)
+	limits := addLimitFlags(f.fs)
 	if err := f.fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	// Checked now; the limit's network is the hold's unless --network
+	// names one.
+	if _, err := limits.forKey(keys, keys.network); err != nil {
+		return usageError(stderr, "channel-within", err)
 	}
 	data, name, err := readArg(f.fs, stdin)
 	if err != nil {
@@ -109,7 +115,15 @@ func runChannelWithin(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	r, err := f.gate().Within(ctx, doc, hold, pairing, s, refund, in)
+	network := keys.network
+	if !flagSet(f.fs, "network") {
+		network = hold.Network
+	}
+	policy, err := limits.forKey(keys, network)
+	if err != nil {
+		return usageError(stderr, "channel-within", err)
+	}
+	r, err := withPolicy(f.gate(), policy).Within(ctx, doc, hold, pairing, s, refund, in)
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}

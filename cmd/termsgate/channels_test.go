@@ -70,7 +70,7 @@ func inChannelDoc(channel, amount string) []jsonv.Value {
 // voucher, record the charge, close.
 func TestChannelCommands(t *testing.T) {
 	doc := sessionFixture(t)
-	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--network", "eip155:42431",
+	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--max-amount", "10000000", "--network", "eip155:42431",
 		"--pairing", "mpp/session/tempo", "--inputs", `{"deposit":"10000000"}`)
 	if code != exitOK {
 		t.Fatalf("transact exit %d: %s", code, errs)
@@ -87,7 +87,7 @@ func TestChannelCommands(t *testing.T) {
 
 	in := held.Clone()
 	in.Set("document", inChannelDoc(channel, "100"))
-	code, out, errs = runCLI(t, jsonv.String(in), "channel-within", "--dev-key")
+	code, out, errs = runCLI(t, jsonv.String(in), "channel-within", "--dev-key", "--max-amount", "10000000")
 	if code != exitOK {
 		t.Fatalf("channel-within exit %d: %s %s", code, out, errs)
 	}
@@ -105,7 +105,7 @@ func TestChannelCommands(t *testing.T) {
 	closing := parsed(t, out)
 	closing.Set("document", inChannelDoc(channel, "100"))
 	closing.Set("refund", jsonv.Obj())
-	code, out, errs = runCLI(t, jsonv.String(closing), "channel-within", "--dev-key")
+	code, out, errs = runCLI(t, jsonv.String(closing), "channel-within", "--dev-key", "--max-amount", "10000000")
 	if code != exitOK || member(t, parsed(t, out), "signed", "payload", "action") != "close" {
 		t.Fatalf("close exit %d: %s %s", code, out, errs)
 	}
@@ -122,12 +122,12 @@ func TestChannelCommands(t *testing.T) {
 		{`{"atr":"YWJj"}`, []string{"channel-open"}, `missing member "signed"`, exitUsage},
 		{`{"atr":"YWJk","signed":` + jsonv.String(member(t, held, "hold", "opening")) + `}`, []string{"channel-open"}, "The opening does not carry the hash of these bytes.", exitDeclined},
 		{`{"atr":"YWJj","signed":{}}`, []string{"channel-open", "--pairing", "x402/exact/eip155/eip3009"}, "The pairing has no channel.", exitDeclined},
-		{`{"hold":` + hold + `,"document":[],"maxAmount":"1"}`, []string{"channel-within", "--dev-key"}, `unknown member "maxAmount"`, exitUsage},
-		{`{"hold":` + hold + `,"document":[],"refund":{"x":"1"}}`, []string{"channel-within", "--dev-key"}, `refund: unknown member "x"`, exitUsage},
+		{`{"hold":` + hold + `,"document":[],"maxAmount":"1"}`, []string{"channel-within", "--dev-key", "--max-amount", "10000000"}, `unknown member "maxAmount"`, exitUsage},
+		{`{"hold":` + hold + `,"document":[],"refund":{"x":"1"}}`, []string{"channel-within", "--dev-key", "--max-amount", "10000000"}, `refund: unknown member "x"`, exitUsage},
 		{`{"hold":` + hold + `,"document":[]}`, []string{"channel-within"}, "no signer", exitUsage},
-		{`{"hold":` + hold + `}`, []string{"channel-within", "--dev-key"}, `missing member "document"`, exitUsage},
-		{`{"hold":` + hold + `,"document":[]}`, []string{"channel-within", "--dev-key"}, `"mpp/no-payable-option"`, exitDeclined},
-		{`{"hold":{"pairing":"mpp/session/tempo"},"document":[]}`, []string{"channel-within", "--dev-key"}, "The channel hold is malformed.", exitDeclined},
+		{`{"hold":` + hold + `}`, []string{"channel-within", "--dev-key", "--max-amount", "10000000"}, `missing member "document"`, exitUsage},
+		{`{"hold":` + hold + `,"document":[]}`, []string{"channel-within", "--dev-key", "--max-amount", "10000000"}, `"mpp/no-payable-option"`, exitDeclined},
+		{`{"hold":{"pairing":"mpp/session/tempo"},"document":[]}`, []string{"channel-within", "--dev-key", "--max-amount", "10000000"}, "The channel hold is malformed.", exitDeclined},
 		{`{"hold":` + hold + `,"charged":100}`, []string{"channel-charge"}, `"charged" is not a string`, exitUsage},
 		{`{"hold":` + hold + `,"charged":"1"}`, []string{"channel-charge"}, "The charged amount is above the largest amount signed in the channel.", exitDeclined},
 		{`{"charged":"1"}`, []string{"channel-charge"}, `missing member "hold"`, exitUsage},

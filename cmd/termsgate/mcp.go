@@ -27,13 +27,17 @@ func init() {
 
 const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
                 [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2]
+                [--max-amount N [--budget N] [--asset A] [--payee A] [--max-payable D]]
                 [--seal-key-file FILE] [--allow-private]
 
 Serves MCP on standard input and output (the default), or streamable HTTP
 at http://ADDR/mcp with --http. Without a key the server offers atr_read,
 atr_confirm, atr_finish, atr_check, atr_channel_open and
 atr_channel_record_charge; with one, also atr_transact, atr_agree and
-atr_channel_within, which sign with it.
+atr_channel_within, which sign with it, and then --max-amount is required:
+the most one payment (or what one voucher adds to a channel) may move, in
+atomic units of the asset on --network. The server's instructions and its
+atr_confirm and atr_transact results state the limits in force.
 
 The seal key (32 random bytes: head -c 32 /dev/urandom > seal.key) comes from
 --seal-key-file, else $TERMSGATE_SEAL_KEY (64 hex digits), else a fresh
@@ -48,6 +52,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	keys := addKeyFlags(fs)
+	limits := addLimitFlags(fs)
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address that is not loopback")
@@ -65,6 +70,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	cfg := mcpserver.Config{Client: atr.NewClient(*allowPrivate), Version: "dev"}
 	if keys.devKey || keys.keyFile != "" {
+		policy, err := limits.forKey(keys, keys.network)
+		if err != nil {
+			return usageError(stderr, "mcp", err)
+		}
+		cfg.Policy = policy
 		s, err := keys.signer(stderr)
 		if err != nil {
 			return usageError(stderr, "mcp", err)

@@ -448,12 +448,17 @@ func (k *keyFlags) passphrase(stderr io.Writer) (string, error) {
 }
 
 func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) [--pairing ID] [--approved FILE] [DOCUMENT|-]", stderr)
+	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [--approved FILE] [DOCUMENT|-]", stderr)
 	keys := addKeyFlags(f.fs)
+	limits := addLimitFlags(f.fs)
 	approvedFile := f.fs.String("approved", "", "the agreement payment a previous run printed under \"approve\", once approved")
 	inputs := f.fs.String("inputs", "", "the buyer's inputs as a JSON object, if the pairing needs any")
 	if err := f.fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	policy, err := limits.forKey(keys, keys.network)
+	if err != nil {
+		return usageError(stderr, "transact", err)
 	}
 	data, name, err := readArg(f.fs, stdin)
 	if err != nil {
@@ -481,8 +486,9 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	var res *gate.Transacted
+	g := withPolicy(f.gate(), policy)
 	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
-		res, err = f.gate().Transact(ctx, doc, f.pairing, s, opts)
+		res, err = g.Transact(ctx, doc, f.pairing, s, opts)
 		return err
 	})
 	if err != nil {
@@ -515,12 +521,17 @@ func readApproved(path string) (*gate.AgreementPayment, error) {
 }
 
 func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("agree", "agree --url AGREEMENT_URL (--key-file FILE|--dev-key) [--approved FILE] ATR_FILE", stderr)
+	f := newStepsFlags("agree", "agree --url AGREEMENT_URL (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--approved FILE] ATR_FILE", stderr)
 	keys := addKeyFlags(f.fs)
+	limits := addLimitFlags(f.fs)
 	url := f.fs.String("url", "", "the agreement URL the offer names")
 	approvedFile := f.fs.String("approved", "", "the agreement payment a previous run printed under \"approve\", once approved")
 	if err := f.fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	policy, err := limits.forKey(keys, keys.network)
+	if err != nil {
+		return usageError(stderr, "agree", err)
 	}
 	if *url == "" {
 		return usageError(stderr, "agree", errors.New("--url is required"))
@@ -542,8 +553,9 @@ func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	var res *gate.Agreed
+	g := withPolicy(f.gate(), policy)
 	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
-		res, err = f.gate().Agree(ctx, b, *url, s, opts)
+		res, err = g.Agree(ctx, b, *url, s, opts)
 		return err
 	})
 	if err != nil {

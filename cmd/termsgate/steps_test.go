@@ -106,7 +106,7 @@ func TestTransactWithTheDevKeyReproducesB6(t *testing.T) {
 	doc, _, _, b6sig := buyerFixture(t)
 	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
 	defer func() { stepsNow = time.Now }()
-	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key")
+	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--max-amount", "10000")
 	if code != exitOK || !strings.Contains(out, b6sig) {
 		t.Fatalf("exit %d, out %s, err %s", code, out, errs)
 	}
