@@ -51,7 +51,7 @@ func TestKeyNewThenPay(t *testing.T) {
 	}
 
 	doc, _, _, _ := buyerFixture(t)
-	code, out, errs = runCLI(t, jsonv.String(doc), "transact", "--key-file", keyFile, "--passphrase-file", passFile)
+	code, out, errs = runCLI(t, jsonv.String(doc), "transact", "--max-amount", "10000", "--key-file", keyFile, "--passphrase-file", passFile)
 	if code != exitOK || !strings.Contains(out, strings.ToLower(addr)) && !strings.Contains(out, addr) {
 		t.Fatalf("transact: exit %d, %s, %s", code, out, errs)
 	}
@@ -72,7 +72,7 @@ func TestKeyFileWithoutPassphraseSaysSo(t *testing.T) {
 	t.Setenv("TERMSGATE_PASSPHRASE", "")
 	os.Unsetenv("TERMSGATE_PASSPHRASE") // unset, not empty; t.Setenv restores it
 	doc, _, _, _ := buyerFixture(t)
-	code, _, errs := runCLI(t, jsonv.String(doc), "transact", "--key-file", keyFile)
+	code, _, errs := runCLI(t, jsonv.String(doc), "transact", "--max-amount", "10000", "--key-file", keyFile)
 	if code != exitUsage || !strings.Contains(errs, "no passphrase was given") || strings.Contains(errs, "does not open") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -135,11 +135,11 @@ func TestTransactWithClef(t *testing.T) {
 	doc, _, _, b6sig := buyerFixture(t)
 	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
 	defer func() { stepsNow = time.Now }()
-	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--clef", clef.URL)
+	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--max-amount", "10000", "--clef", clef.URL)
 	if code != exitOK || !strings.Contains(out, b6sig) || signs.Load() != 1 {
 		t.Fatalf("exit %d, %d signs, out %s, err %s", code, signs.Load(), out, errs)
 	}
-	if code, _, errs := runCLI(t, jsonv.String(doc), "transact", "--clef", clef.URL, "--dev-key"); code != exitUsage || !strings.Contains(errs, "give one of") {
+	if code, _, errs := runCLI(t, jsonv.String(doc), "transact", "--max-amount", "10000", "--clef", clef.URL, "--dev-key"); code != exitUsage || !strings.Contains(errs, "give one of") {
 		t.Fatalf("two signers: exit %d, %s", code, errs)
 	}
 }

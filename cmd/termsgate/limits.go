@@ -50,7 +50,7 @@ var errNoLimit = errors.New("--max-amount is required with a key: the most one p
 // start: a limit spelled wrongly is a usage error, not a refusal of every
 // payment later.
 func (l *limitFlags) forKey(keys *keyFlags, network string) (*pay.Policy, error) {
-	if !keys.devKey && keys.keyFile == "" {
+	if !keys.devKey && keys.keyFile == "" && keys.clef == "" {
 		return nil, nil
 	}
 	return l.policy(network)
