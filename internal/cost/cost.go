@@ -30,6 +30,18 @@ func Bound(t testing.TB, inputLen int, fn func()) {
 	}
 }
 
+// Memory runs fn and returns what the heap allocated during it (freed or
+// not: a decoder that read a bomb through a small buffer shows here) and how
+// much more memory the runtime holds from the operating system after it.
+func Memory(fn func()) (allocated, obtained int64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return int64(after.TotalAlloc - before.TotalAlloc), int64(after.Sys) - int64(before.Sys)
+}
+
 // CPU is the process's CPU time so far (user and system, all threads).
 func CPU() time.Duration { return cpu() }
 

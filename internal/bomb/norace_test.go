@@ -1,0 +1,5 @@
+//go:build !race
+
+package bomb
+
+const raceEnabled = false
