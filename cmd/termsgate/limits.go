@@ -30,15 +30,17 @@ type limitFlags struct {
 	asset             string
 	payees            headerList
 	maxPayable        time.Duration
+	state             *string // where the budget is kept (state.go)
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	l := &limitFlags{fs: fs}
 	fs.StringVar(&l.maxAmount, "max-amount", "", "the most one payment may move, in the asset's atomic units (required with a key)")
 	fs.StringVar(&l.asset, "asset", "", "pay only in this asset (a token contract on eip155; default: any asset on --network)")
-	fs.StringVar(&l.budget, "budget", "", "the most all payments of this process may move, in atomic units (default: no cumulative ceiling)")
+	fs.StringVar(&l.budget, "budget", "", "the most all payments may move, in atomic units, counted in --state across runs (default: no cumulative ceiling)")
 	fs.Var(&l.payees, "payee", "pay only this payee address (repeatable; default: any)")
 	fs.DurationVar(&l.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
+	l.state = addStateFlag(fs)
 	return l
 }
 
@@ -74,7 +76,12 @@ func (l *limitFlags) policy(network string) (*pay.Policy, error) {
 	if err := pay.CheckNetwork(network); err != nil {
 		return nil, fmt.Errorf("--network: %w", err)
 	}
+	store, err := stateBudget(*l.state)
+	if err != nil {
+		return nil, err
+	}
 	p, err := pay.NewPolicy(pay.PolicyConfig{
+		Budget:     store,
 		Limits:     []pay.Limit{{Network: network, Asset: l.asset, MaxAmount: max, Budget: budget}},
 		Payees:     l.payees,
 		MaxPayable: l.maxPayable,

@@ -28,7 +28,7 @@ func init() {
 const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
                 [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2]
                 [--max-amount N [--budget N] [--asset A] [--payee A] [--max-payable D]]
-                [--seal-key-file FILE] [--allow-private]
+                [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
 
 Serves MCP on standard input and output (the default), or streamable HTTP
 at http://ADDR/mcp with --http. Without a key the server offers atr_read,
@@ -37,7 +37,10 @@ atr_channel_record_charge; with one, also atr_transact, atr_agree and
 atr_channel_within, which sign with it, and then --max-amount is required:
 the most one payment (or what one voucher adds to a channel) may move, in
 atomic units of the asset on --network. The server's instructions and its
-atr_confirm and atr_transact results state the limits in force.
+atr_confirm and atr_transact results state the limits in force. --budget
+is counted in --state (a file under the user's state directory by default,
+shared with the other termsgate commands; a postgres:// URL for instances
+that share one budget), so a restart does not reset it.
 
 The seal key (32 random bytes: head -c 32 /dev/urandom > seal.key) comes from
 --seal-key-file, else $TERMSGATE_SEAL_KEY (64 hex digits), else a fresh

@@ -45,7 +45,12 @@ its challenge names no chain) for MPP Tempo sellers. --max-amount is the
 most one payment may move, in atomic units of the asset the seller asks for
 on that network (6 decimals for USDC and pathUSD: 10000 is 0.01); it is
 required unless --dry-run, which shows what would be signed and signs
-nothing.
+nothing. --budget caps all payments together; it is counted in --state (a
+file under the user's state directory by default, or a postgres:// URL a
+fleet shares), which also journals each payment before it is sent: one
+signed but never answered (the process died, the connection broke) is
+presented again by the next pay of the same URL instead of being signed
+anew. "termsgate payments" lists them.
 
 Exit status: 0 paid (or nothing to pay) and a 2xx answer; 1 the gate
 declined (the decline JSON on standard output, nothing signed); 2 usage;
@@ -61,7 +66,7 @@ type payFlags struct {
 	fs                   *flag.FlagSet
 	keys                 *keyFlags
 	method, data, asset  string
-	maxAmount            string
+	maxAmount, budget    string
 	headers              headerList
 	maxPayable, timeout  time.Duration
 	allowPrivate, dryRun bool
@@ -92,6 +97,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.StringVar(&f.data, "d", "", "the request body, sent byte for byte")
 	fs.Var(&f.headers, "H", `a request header "Name: value" (repeatable)`)
 	fs.StringVar(&f.maxAmount, "max-amount", "", "the most one payment may move, in the asset's atomic units")
+	fs.StringVar(&f.budget, "budget", "", "the most all payments may move, in atomic units, counted in --state across runs (default: no cumulative ceiling)")
 	fs.StringVar(&f.asset, "asset", "", "pay only in this token contract (default: any asset on --network)")
 	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
@@ -131,8 +137,8 @@ func (f *payFlags) parse(args []string) error {
 	if f.maxAmount == "" && !f.dryRun {
 		return errors.New("--max-amount is required (atomic units of the asset; --dry-run shows what the seller asks)")
 	}
-	if f.asset != "" && !flagSet(f.fs, "max-amount") {
-		return errors.New("--asset needs --max-amount")
+	if (f.asset != "" || f.budget != "") && !flagSet(f.fs, "max-amount") {
+		return errors.New("--asset and --budget need --max-amount")
 	}
 	return nil
 }
@@ -148,8 +154,15 @@ func (f *payFlags) policy(budget pay.Budget) (*pay.Policy, error) {
 	if !ok || max.Sign() < 0 || strings.Trim(f.maxAmount, "0123456789") != "" {
 		return nil, fmt.Errorf("--max-amount %q is not a decimal number of atomic units", f.maxAmount)
 	}
+	var ceiling *big.Int
+	if f.budget != "" {
+		var err error
+		if ceiling, err = atomicFlag("--budget", f.budget); err != nil {
+			return nil, err
+		}
+	}
 	return pay.NewPolicy(pay.PolicyConfig{
-		Limits:     []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max}},
+		Limits:     []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max, Budget: ceiling}},
 		MaxPayable: f.maxPayable,
 		Budget:     budget,
 	})

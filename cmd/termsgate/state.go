@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/termsgate/termsgate/ledger"
+	"github.com/termsgate/termsgate/pay"
 )
 
 const stateUsage = "where the spend budget and the payment journal are kept: a file, or a postgres:// URL shared by a fleet, or \"memory\" for none that outlives the process (default: $TERMSGATE_STATE, else termsgate/state.db under the user's state directory, e.g. ~/.local/state)"
@@ -81,4 +83,17 @@ func openState(ctx context.Context, spec string) (ledger.Store, func(), error) {
 			}
 		})
 	}, nil
+}
+
+// stateBudget is the budget kept in the store --state names, open for the
+// rest of the process (a signing command's or a server's life); nil for
+// "memory".
+func stateBudget(spec string) (pay.Budget, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store, _, err := openState(ctx, spec)
+	if err != nil || store == nil {
+		return nil, err
+	}
+	return ledger.Budget(store), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/termsgate/termsgate/internal/pgtest"
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/ledger"
 )
 
@@ -49,7 +50,12 @@ func TestPayKeepsStateAcrossRuns(t *testing.T) {
 	if got := spentUSDC(t, state); got != 20000 {
 		t.Fatalf("spent %d after two runs; want 20000", got)
 	}
-	code, out, errs := runCLI(t, "", "payments", "--state", state, "--all", "--json")
+	// A third run with --budget 25000 would take the total to 30000.
+	code, out, errs := runCLI(t, "", "pay", "--dev-key", "--max-amount", "10000", "--budget", "25000", "--state", state, s.ResourceURL())
+	if code != exitDeclined || !strings.Contains(out, "policy/budget-exhausted") || s.signatures() != 2 {
+		t.Fatalf("past the budget: exit %d, %s, %s; %d payments sent", code, out, errs, s.signatures())
+	}
+	code, out, errs = runCLI(t, "", "payments", "--state", state, "--all", "--json")
 	if code != exitOK {
 		t.Fatalf("payments: exit %d: %s", code, errs)
 	}
@@ -127,5 +133,32 @@ func TestPayStatePostgres(t *testing.T) {
 	}
 	if got := spentUSDC(t, srv.URL()); got != 20000 {
 		t.Fatalf("spent %d; want 20000", got)
+	}
+}
+
+// TestTransactBudgetAcrossRuns: the commands that sign (here transact; mcp,
+// agree and channel-within take the same flags) count --budget in --state,
+// so a second run past it is declined with nothing signed.
+func TestTransactBudgetAcrossRuns(t *testing.T) {
+	doc, _, _, b6sig := buyerFixture(t)
+	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
+	defer func() { stepsNow = time.Now }()
+	state := filepath.Join(t.TempDir(), "state.db")
+	args := []string{"transact", "--dev-key", "--max-amount", "10000", "--budget", "15000", "--state", state}
+	code, out, errs := runCLI(t, jsonv.String(doc), args...)
+	if code != exitOK || !strings.Contains(out, b6sig) {
+		t.Fatalf("first run: exit %d, out %s, err %s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, jsonv.String(doc), args...)
+	if code != exitDeclined || !strings.Contains(out, "policy/budget-exhausted") || strings.Contains(out, b6sig) {
+		t.Fatalf("second run: exit %d, out %s, err %s; want declined policy/budget-exhausted", code, out, errs)
+	}
+	if got := spentUSDC(t, state); got != 10000 {
+		t.Fatalf("spent %d; want 10000", got)
+	}
+	// In memory (the tests' default) each run starts from zero.
+	code, _, errs = runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--max-amount", "10000", "--budget", "15000")
+	if code != exitOK {
+		t.Fatalf("in memory: exit %d, %s", code, errs)
 	}
 }
