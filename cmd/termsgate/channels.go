@@ -35,7 +35,7 @@ func channelFlags(name, usage string, stderr io.Writer) *stepsFlags {
 
 func runChannelOpen(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := channelFlags("channel-open", "channel-open [--pairing ID] [INPUT|-]\n\nINPUT is transact's (or finish's output with \"atr\" added) for a payment that opens a channel:\n{atr, signed, landed?}. Prints {atrHash, hold}.", stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	data, name, err := readArg(f.fs, stdin)
@@ -70,7 +70,7 @@ func runChannelWithin(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	f := channelFlags("channel-within", "channel-within (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [INPUT|-]\n\nINPUT is {hold, document, refund?, inputs?}: the latest hold, the seller's new payment document as JSON\n(for MPP, the list of challenges), and refund {} to close the channel instead of signing a voucher.\nPrints {atrHash, signed, hold}: send signed, keep hold. --max-amount bounds what one voucher adds to the channel.", stderr)
 	keys := addKeyFlags(f.fs)
 	limits := addLimitFlags(f.fs)
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	// Checked now; the limit's network is the hold's unless --network
@@ -156,7 +156,7 @@ func refundMember(o *jsonv.Object) (*gate.Refund, error) {
 
 func runChannelCharge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := channelFlags("channel-charge", "channel-charge [INPUT|-]\n\nINPUT is {hold, charged}: the latest hold and the seller's cumulative charge (a decimal). Prints {atrHash, hold}.", stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	data, name, err := readArg(f.fs, stdin)

@@ -40,7 +40,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	rail := fs.String("rail", "x402", "the rail to pay: x402 (x402/exact/eip155/eip3009) or mpp-tempo (mpp/charge/tempo/memo)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return exitUsage
 	}
 	if d, ok := demos[*rail]; ok {

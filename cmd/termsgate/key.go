@@ -58,12 +58,13 @@ func runKeyNew(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("key new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the key file to write (default keystore-ADDRESS.json in the current directory)")
-	passFile := fs.String("passphrase-file", "", "a file holding the passphrase (else asked on the terminal)")
+	passFile := new(string)
+	fs.Var(fileFlag{passFile}, "passphrase-file", "a file holding the passphrase (else asked on the terminal)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: termsgate %s\n\nFlags:\n", keyUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}

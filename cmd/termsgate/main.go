@@ -40,11 +40,15 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stderr = termWriter{stderr} // no control character reaches the terminal (termtext.go)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+	switch {
+	case len(args) == 0:
 		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" && len(args) == 1:
+		usage(stdout)
+		return exitOK
+	case args[0] == "--version" || args[0] == "-version" || args[0] == "version":
+		fmt.Fprintln(stdout, "termsgate", version())
 		return exitOK
 	}
 	name := args[0]
@@ -56,6 +60,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "termsgate: unknown command %q\n\n", name)
 		usage(stderr)
 		return exitUsage
+	}
+	if wantsHelp(args[1:]) {
+		// Asked-for help is output, not an error: it goes to stdout and
+		// exits 0, whatever the command's own flag set does with -h.
+		if code := c.run(args[1:], stdin, stdout, stdout); code != exitUsage {
+			return code
+		}
+		return exitOK
 	}
 	return c.run(args[1:], stdin, stdout, stderr)
 }

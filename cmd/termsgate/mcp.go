@@ -57,11 +57,13 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	keys := addKeyFlags(fs)
 	limits := addLimitFlags(fs)
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
-	httpAddr := fs.String("http", "", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
+	httpAddr := new(string)
+	fs.Var(addrFlag{httpAddr}, "http", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address that is not loopback")
-	tokenFile := fs.String("token-file", "", "with --http: a file holding the bearer token every request must carry")
-	sealKeyFile := fs.String("seal-key-file", "", "a file of 32 random bytes sealing chosen values (else $TERMSGATE_SEAL_KEY, else per process)")
-	if err := fs.Parse(args); err != nil {
+	tokenFile, sealKeyFile := new(string), new(string)
+	fs.Var(fileFlag{tokenFile}, "token-file", "with --http: a file holding the bearer token every request must carry")
+	fs.Var(fileFlag{sealKeyFile}, "seal-key-file", "a file of 32 random bytes sealing chosen values (else $TERMSGATE_SEAL_KEY, else per process)")
+	if err := parseFlags(fs, args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() != 0 {
@@ -71,7 +73,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "mcp", errors.New("--allow-remote and --token-file go with --http"))
 	}
 
-	cfg := mcpserver.Config{Client: atr.NewClient(*allowPrivate), Version: "dev"}
+	cfg := mcpserver.Config{Client: atr.NewClient(*allowPrivate), Version: version()}
 	if keys.devKey || keys.keyFile != "" {
 		policy, err := limits.forKey(keys, keys.network)
 		if err != nil {

@@ -110,7 +110,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 
 func (f *payFlags) parse(args []string) error {
 	for {
-		if err := f.fs.Parse(args); err != nil {
+		if err := parseFlags(f.fs, args); err != nil {
 			return err
 		}
 		if f.fs.NArg() == 0 {

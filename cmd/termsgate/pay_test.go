@@ -201,8 +201,8 @@ func TestPayUsage(t *testing.T) {
 			t.Errorf("%q: exit %d: %s", args, code, errs)
 		}
 	}
-	if code, _, errs := runCLI(t, "", "help", "pay"); code != exitOK || !strings.Contains(errs, "--max-amount") {
-		t.Fatalf("help: %d %s", code, errs)
+	if code, out, errs := runCLI(t, "", "help", "pay"); code != exitOK || !strings.Contains(out, "-max-amount") || errs != "" {
+		t.Fatalf("help: %d %s %s", code, out, errs)
 	}
 }
 

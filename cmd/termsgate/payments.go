@@ -69,7 +69,7 @@ func runPayments(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	all := fs.Bool("all", false, "list every journaled payment, newest first")
 	asJSON := fs.Bool("json", false, "one JSON object per line")
 	limit := fs.Int("limit", 0, "with --all: at most this many (0: all)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}

@@ -19,7 +19,8 @@ import (
 // fetch or a 240 s agreement exchange is never silent. When stderr is not a
 // terminal and -v is off it prints nothing.
 type stepLog struct {
-	w       io.Writer
+	w       io.Writer // the CLI's stderr, escaping control characters
+	raw     io.Writer // the terminal itself, for the live line's own \r and erase
 	verbose bool
 	live    bool
 
@@ -35,7 +36,11 @@ type stepLog struct {
 const progressAfter = time.Second
 
 func newStepLog(stderr io.Writer, verbose bool) *stepLog {
-	l := &stepLog{w: stderr, verbose: verbose, live: isTerminal(stderr), stop: make(chan struct{})}
+	raw := stderr
+	if tw, ok := stderr.(termWriter); ok {
+		raw = tw.w
+	}
+	l := &stepLog{w: stderr, raw: raw, verbose: verbose, live: isTerminal(raw), stop: make(chan struct{})}
 	if l.live {
 		go l.tick()
 	}
@@ -81,7 +86,7 @@ func (l *stepLog) endLocked() {
 		return
 	}
 	if l.shown {
-		fmt.Fprint(l.w, "\r\033[K")
+		fmt.Fprint(l.raw, "\r\033[K")
 		l.shown = false
 	}
 	if l.verbose {
@@ -111,7 +116,8 @@ func (l *stepLog) tick() {
 			l.mu.Lock()
 			if l.step != "" {
 				if d := time.Since(l.start); d >= progressAfter {
-					fmt.Fprintf(l.w, "\rtermsgate: %s … %d s\033[K", l.step, int(d/time.Second))
+					// The step may hold seller text (a link): escaped, on our own line.
+					fmt.Fprintf(l.raw, "\rtermsgate: %s … %d s\033[K", termText(l.step), int(d/time.Second))
 					l.shown = true
 				}
 			}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/termsgate/termsgate/internal/pgtest"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/ledger"
@@ -17,9 +19,14 @@ import (
 // TestMain keeps the commands' state in memory unless a test names one, so
 // that no test writes the user's state directory or sees another's
 // payments.
+//
+// It also makes the test binary the termsgate command for the script tests
+// (script_test.go), as testscript runs it.
 func TestMain(m *testing.M) {
 	os.Setenv(stateEnv, stateMemory)
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){
+		"termsgate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
 func spentUSDC(t *testing.T, state string) int64 {

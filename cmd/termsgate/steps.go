@@ -56,7 +56,8 @@ func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
 		fmt.Fprintf(stderr, "Usage: termsgate %s\n\n", usage)
 		f.fs.PrintDefaults()
 	}
-	f.fs.StringVar(&f.pairing, "pairing", evm.ExactEIP3009ID, "the pairing id (known: "+strings.Join(all.Default().IDs(), ", ")+")")
+	f.pairing = evm.ExactEIP3009ID
+	f.fs.Var(pairingFlag{&f.pairing}, "pairing", "the pairing id (known: "+strings.Join(all.Default().IDs(), ", ")+")")
 	f.fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	f.fs.BoolVar(&f.verbose, "v", false, "log each step with its time to standard error")
 	return f
@@ -178,7 +179,7 @@ func usageError(stderr io.Writer, cmd string, err error) int {
 
 func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	f := newStepsFlags("hash", "hash [--allow-private] FILE|https://LINK", stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	if f.fs.NArg() != 1 {
@@ -218,7 +219,7 @@ func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 func runRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newStepsFlags("read", "read [--pairing ID] [DOCUMENT|-]", stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	data, name, err := readArg(f.fs, stdin)
@@ -238,9 +239,10 @@ func runRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newStepsFlags("confirm", "confirm --account CAIP10 [--pairing ID] [--inputs JSON] [DOCUMENT|-]", stderr)
-	account := f.fs.String("account", "", "the payer's CAIP-10 account, e.g. eip155:84532:0x…")
-	inputs := f.fs.String("inputs", "", "the buyer's inputs as a JSON object, if the pairing needs any")
-	if err := f.fs.Parse(args); err != nil {
+	account, inputs := new(string), new(string)
+	f.fs.Var(caip10Flag{account}, "account", "the payer's CAIP-10 account, e.g. eip155:84532:0x…")
+	f.fs.Var(objectFlag{inputs}, "inputs", "the buyer's inputs as a JSON object, if the pairing needs any")
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	if *account == "" {
@@ -275,7 +277,7 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runFinish(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newStepsFlags("finish", "finish [--pairing ID] [INPUT|-]\n\nINPUT is confirm's output with a \"signature\" member added: {atr, chosen, signature}.", stderr)
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	data, name, err := readArg(f.fs, stdin)
@@ -307,19 +309,24 @@ func runFinish(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}
-	return printResult(stdout, stderr, fin.JSON(), nil)
+	out := fin.JSON()
+	if fin.Next == nil {
+		// With the ATR beside the payment, finish's output is check's input.
+		out.Set("atr", gate.ATRJSON(b))
+	}
+	return printResult(stdout, stderr, out, nil)
 }
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("check", "check [--pairing ID] [INPUT|-]\n\nINPUT is {atr, presented} (or finish's output with \"atr\" added: {atr, signed}).", stderr)
-	if err := f.fs.Parse(args); err != nil {
+	f := newStepsFlags("check", "check [--pairing ID] [INPUT|-]\n\nINPUT is {atr, presented}, or finish's or transact's output as printed.", stderr)
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	data, name, err := readArg(f.fs, stdin)
 	if err != nil {
 		return usageError(stderr, "check", err)
 	}
-	o, err := parseObject(data, name, "atrHash", "atr", "presented", "signed", "landed")
+	o, err := parseObject(data, name, "atrHash", "atr", "presented", "signed", "landed", "agreement")
 	if err != nil {
 		return usageError(stderr, "check", err)
 	}
@@ -364,10 +371,11 @@ type keyFlags struct {
 
 func addKeyFlags(fs *flag.FlagSet) *keyFlags {
 	k := &keyFlags{}
-	fs.StringVar(&k.keyFile, "key-file", "", "an encrypted go-ethereum keystore JSON file")
-	fs.StringVar(&k.passphraseFile, "passphrase-file", "", "a file holding the keystore passphrase (else $TERMSGATE_PASSPHRASE)")
+	fs.Var(fileFlag{&k.keyFile}, "key-file", "an encrypted go-ethereum keystore JSON file")
+	fs.Var(fileFlag{&k.passphraseFile}, "passphrase-file", "a file holding the keystore passphrase (else $TERMSGATE_PASSPHRASE, else asked on a terminal)")
 	fs.BoolVar(&k.devKey, "dev-key", false, "sign with the published Anvil development key (never with value)")
-	fs.StringVar(&k.network, "network", "eip155:84532", "the signer's CAIP-2 network")
+	k.network = "eip155:84532"
+	fs.Var(caip2Flag{&k.network}, "network", "the signer's CAIP-2 network")
 	fs.StringVar(&k.clef, "clef", "", "sign with go-ethereum's Clef at this URL (http://localhost:8550) or IPC socket path")
 	fs.StringVar(&k.clefAccount, "clef-account", "", "the Clef account to sign with (default: the one Clef holds)")
 	return k
@@ -451,9 +459,11 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [--approved FILE] [DOCUMENT|-]", stderr)
 	keys := addKeyFlags(f.fs)
 	limits := addLimitFlags(f.fs)
-	approvedFile := f.fs.String("approved", "", "the agreement payment a previous run printed under \"approve\", once approved")
-	inputs := f.fs.String("inputs", "", "the buyer's inputs as a JSON object, if the pairing needs any")
-	if err := f.fs.Parse(args); err != nil {
+	approvedFile := new(string)
+	f.fs.Var(fileFlag{approvedFile}, "approved", "the agreement payment a previous run printed under \"approve\", once approved")
+	inputs := new(string)
+	f.fs.Var(objectFlag{inputs}, "inputs", "the buyer's inputs as a JSON object, if the pairing needs any")
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	policy, err := limits.forKey(keys, keys.network)
@@ -525,8 +535,9 @@ func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	keys := addKeyFlags(f.fs)
 	limits := addLimitFlags(f.fs)
 	url := f.fs.String("url", "", "the agreement URL the offer names")
-	approvedFile := f.fs.String("approved", "", "the agreement payment a previous run printed under \"approve\", once approved")
-	if err := f.fs.Parse(args); err != nil {
+	approvedFile := new(string)
+	f.fs.Var(fileFlag{approvedFile}, "approved", "the agreement payment a previous run printed under \"approve\", once approved")
+	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
 	policy, err := limits.forKey(keys, keys.network)

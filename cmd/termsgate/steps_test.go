@@ -127,7 +127,7 @@ func TestBadInputIsNamed(t *testing.T) {
 		{`{"atr":"YWJj","chosen":{},"signature":"0x","maxAmount":"1"}`, []string{"finish"}, `unknown member "maxAmount"`, exitUsage},
 		{`{"atr":"not base64!","chosen":{},"signature":"0x"}`, []string{"finish"}, `"atr" is not standard padded base64`, exitUsage},
 		{`not json and not base64 either`, []string{"read"}, "not standard base64", exitUsage},
-		{jsonv.String(doc), []string{"confirm", "--account", account, "--inputs", `"x"`}, `"x402/input-malformed"`, exitDeclined},
+		{jsonv.String(doc), []string{"confirm", "--account", account, "--inputs", `"x"`}, `invalid value "\"x\"" for flag -inputs: not a JSON object`, exitUsage},
 		{jsonv.String(doc), []string{"confirm", "--account", "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}, `"no-payable-option"`, exitDeclined},
 		{jsonv.String(doc), []string{"transact"}, "no signer", exitUsage},
 		{"", []string{"nope"}, "unknown command", exitUsage},

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/signer"
+)
+
+// TestScripts runs testdata/script/*.txtar: each command's output and exit
+// code, good and bad, as a person at a shell sees them. Setup writes the
+// vectors' fixtures into each script's directory, so that the scripts need
+// no network: a.atr (buyer.json's A), c.atr (its changed twin C), doc.json
+// (the seller's document D, advertising A's hash), finish.json (confirm's
+// output for D with B6's signature added), other.json (finish's payment with C
+// in place of A), wallet.json (a key file under
+// the passphrase in pass) and $AHASH.
+//
+// "exits N command args..." runs a command and fails unless it exits N.
+func TestScripts(t *testing.T) {
+	doc, a, account, b6sig := buyerFixture(t)
+	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
+	defer func() { stepsNow = time.Now }()
+	code, confirmed, errs := runCLI(t, jsonv.String(doc), "confirm", "--account", account)
+	if code != exitOK {
+		t.Fatalf("confirm: %d %s", code, errs)
+	}
+	c, err := jsonv.Parse([]byte(confirmed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fin := c.(*jsonv.Object)
+	fin.Set("signature", b6sig)
+	changed := append([]byte(nil), a...)
+	changed[124] = 0x31 // buyer.json's C: byte 124 changed from 0x30 to 0x31
+	code, finished, errs := runCLI(t, jsonv.String(fin), "finish")
+	if code != exitOK {
+		t.Fatalf("finish: %d %s", code, errs)
+	}
+	f, err := jsonv.Parse([]byte(finished))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, _ := f.(*jsonv.Object).Get("signed")
+	other := jsonv.Obj("atr", base64.StdEncoding.EncodeToString(changed), "presented", signed)
+	key, _ := crypto.GenerateKey()
+	wallet, err := signer.EncryptKeystore(key, "correct horse battery", 1<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(e *testscript.Env) error {
+			files := map[string][]byte{
+				"a.atr":       a,
+				"c.atr":       changed,
+				"doc.json":    []byte(jsonv.String(doc)),
+				"finish.json": []byte(jsonv.String(fin)),
+				"other.json":  []byte(jsonv.String(other)),
+				"wallet.json": wallet,
+				"pass":        []byte("correct horse battery\n"),
+			}
+			for name, b := range files {
+				if err := os.WriteFile(filepath.Join(e.WorkDir, name), b, 0o600); err != nil {
+					return err
+				}
+			}
+			e.Setenv("AHASH", atr.Sum(a).String())
+			e.Setenv("ADDRESS", crypto.PubkeyToAddress(key.PublicKey).Hex())
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: exits CODE command [args...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				if err != nil {
+					ts.Fatalf("exits: %q is not a code", args[0])
+				}
+				got := 0
+				if err := ts.Exec(args[1], args[2:]...); err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						ts.Fatalf("exits: %v", err)
+					}
+					got = ee.ExitCode()
+				}
+				if got != want {
+					ts.Fatalf("exit code %d, want %d", got, want)
+				}
+			},
+		},
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+	})
+}
