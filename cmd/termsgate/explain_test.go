@@ -5,7 +5,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/termsgate/termsgate/atr"
 )
@@ -63,4 +65,41 @@ func TestPayVerboseTimesEachStep(t *testing.T) {
 	if strings.Contains(errs, "\r") {
 		t.Fatal("progress written to a non-terminal")
 	}
+}
+
+// TestProgressLine: on a terminal a step running past a second shows on one
+// line it keeps current, seller text escaped, and the line is erased when
+// the step ends; a quick step shows nothing.
+func TestProgressLine(t *testing.T) {
+	var buf syncBuffer
+	l := &stepLog{w: termWriter{&buf}, raw: &buf, live: true, stop: make(chan struct{})}
+	go l.tick()
+	l.begin("quick")
+	l.begin("fetching the ATR at https://atr.seller.example/\x1b[2Kx")
+	time.Sleep(progressAfter + 400*time.Millisecond)
+	l.done()
+	out := buf.String()
+	if strings.Contains(out, "quick") {
+		t.Fatalf("a quick step was shown: %q", out)
+	}
+	if !strings.Contains(out, "\rtermsgate: fetching the ATR at https://atr.seller.example/\\x1b[2Kx … 1 s\x1b[K") || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Fatalf("progress %q", out)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
