@@ -16,13 +16,13 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/all"
 )
 
-// The CAIP-2 and CAIP-10 grammars (docs/protocol.md, "Accounts, inputs and
+// The CAIP-10 grammar (docs/protocol.md, "Accounts, inputs and
 // signing requests").
 var (
-	caip2Pattern  = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
 	caip10Pattern = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}:[-.%a-zA-Z0-9]{1,128}$`)
 )
 
@@ -37,8 +37,10 @@ func (f caip2Flag) String() string {
 }
 
 func (f caip2Flag) Set(s string) error {
-	if !caip2Pattern.MatchString(s) {
-		return errors.New("not a CAIP-2 network id (namespace:reference, e.g. eip155:84532)")
+	// The spend limits compare networks as signing requests spell them, so
+	// the flag takes exactly that spelling (pay.CheckNetwork).
+	if err := pay.CheckNetwork(s); err != nil {
+		return fmt.Errorf("%w (e.g. eip155:84532)", err)
 	}
 	*f.p = s
 	return nil
