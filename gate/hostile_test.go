@@ -57,7 +57,10 @@ func hostileSeller(t *testing.T, h http.HandlerFunc) (*gate.Gate, *jsonv.Object,
 		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("name", "USDC", "version", "2"))})
 	h0 := atr.Sum(atrA)
 	doc, _ = x402.Advertise(doc, h0, "https://atr.seller.example/"+h0.String(), "")
-	return &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client(), Timeout: 300 * time.Millisecond}}, doc, &fetches
+	// 3 s: long enough for 1 MiB of endless body under -race on a loaded
+	// 2-core machine (300 ms was not: the deadline won and the case read as
+	// atr-unfetchable), short of the slow body's 7 s.
+	return &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client(), Timeout: 3 * time.Second}}, doc, &fetches
 }
 
 func TestHostileSellersAreDeclinedWithNothingSigned(t *testing.T) {
@@ -118,7 +121,7 @@ func TestHostileSellersAreDeclinedWithNothingSigned(t *testing.T) {
 			_, err := g.Transact(context.Background(), doc, evm.ExactEIP3009ID, s, nil)
 			var d *gate.Decline
 			if !errors.As(err, &d) || d.Code != c.code {
-				t.Fatalf("got %v, want %s", err, c.code)
+				t.Fatalf("got %v (cause: %v), want %s", err, errors.Unwrap(err), c.code)
 			}
 			if s.calls.Load() != 0 || fetches.Load() != 1 {
 				t.Fatalf("%d signer calls, %d fetches", s.calls.Load(), fetches.Load())
