@@ -256,3 +256,20 @@ func TestExactSummarizeAndInspect(t *testing.T) {
 		t.Fatalf("inspect %s", jsonv.String(o))
 	}
 }
+
+// A muxed address's last character holds one bit beyond the data: a
+// spelling with it set decodes to the same bytes and is refused.
+func TestMuxedStrayBit(t *testing.T) {
+	m, _ := stellar.Muxed(seller, atr.Sum([]byte("abc")))
+	last := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", m[len(m)-1])
+	odd := m[:len(m)-1] + string("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"[last|1])
+	if last&1 != 0 || odd == m {
+		t.Fatalf("the canonical spelling %s already has the bit set", m)
+	}
+	if _, ok := stellar.DecodeMuxed(odd); ok {
+		t.Fatalf("%s read as a muxed address", odd)
+	}
+	if _, ok := stellar.DecodeMuxed(m); !ok {
+		t.Fatal("canonical M refused")
+	}
+}

@@ -3,6 +3,7 @@ package stellar
 import (
 	"encoding/base32"
 	"encoding/binary"
+	"strings"
 )
 
 // Strkeys (SEP-23): base32 without padding of a version byte, the payload
@@ -18,12 +19,14 @@ const (
 	versionContract = 2 << 3  // C…, a contract id
 )
 
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
 var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
 
-func crc16(b []byte) uint16 {
-	var crc uint16
-	for _, c := range b {
-		crc ^= uint16(c) << 8
+// crcTable is CRC16-XModem (polynomial 0x1021, initial 0) by byte.
+var crcTable = func() (t [256]uint16) {
+	for i := range t {
+		crc := uint16(i) << 8
 		for range 8 {
 			if crc&0x8000 != 0 {
 				crc = crc<<1 ^ 0x1021
@@ -31,6 +34,15 @@ func crc16(b []byte) uint16 {
 				crc <<= 1
 			}
 		}
+		t[i] = crc
+	}
+	return t
+}()
+
+func crc16(b []byte) uint16 {
+	var crc uint16
+	for _, c := range b {
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^c]
 	}
 	return crc
 }
@@ -56,8 +68,13 @@ func decodeStrkey(version byte, n int, s string) ([]byte, bool) {
 	if crc16(raw[:1+n]) != binary.LittleEndian.Uint16(raw[1+n:]) {
 		return nil, false
 	}
-	if encodeStrkey(version, raw[1:1+n]) != s {
-		return nil, false
+	// Canonical: the bits of the last character beyond the data are zero
+	// (a 32-byte payload fills its 56 characters exactly; a muxed one leaves
+	// one bit). The decoder ignores them, so two spellings would read alike.
+	if spare := len(s)*5 - (1+n+2)*8; spare > 0 {
+		if v := strings.IndexByte(alphabet, s[len(s)-1]); v < 0 || v&(1<<spare-1) != 0 {
+			return nil, false
+		}
 	}
 	return raw[1 : 1+n], true
 }
