@@ -19,8 +19,8 @@ var errUnreadable = errors.New("evm: the batch request is not one this pairing b
 // authorization, then a voucher) grants the whole deposit: the token
 // authorization moves it into the channel whatever the vouchers say. A
 // voucher alone grants its cumulative maxClaimableAmount in the channel it
-// names; what it adds is that amount less the largest amount signed before
-// in the channel, which only the hold knows (gate.Hold.SignedMax).
+// names, to the channel contract; it names neither the token nor the
+// receiver, which SummarizeWithin reads from the opening.
 func (Batch) Summarize(req rails.Request) (rails.Grant, error) {
 	if k, _ := req.GetString("kind"); k != rails.KindBatch {
 		return rails.Grant{}, errUnreadable
@@ -174,4 +174,41 @@ func (p Batch) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
 		out.Set("refund", s)
 	}
 	return out, nil
+}
+
+var _ rails.WithinSummarizer = Batch{}
+
+// SummarizeWithin states what a voucher signed in the channel opening
+// opened grants: the channel's token, to its receiver, from its payer, up
+// to the voucher's cumulative maxClaimableAmount. The voucher must name the
+// channel the opening's configuration hashes to, on its chain.
+func (p Batch) SummarizeWithin(req rails.Request, opening *jsonv.Object) (rails.Grant, error) {
+	g, err := p.Summarize(req)
+	if err != nil {
+		return rails.Grant{}, err
+	}
+	rv, _ := req.Get("requests")
+	list, _ := jsonv.AsArray(rv)
+	if len(list) != 1 {
+		return rails.Grant{}, errUnreadable
+	}
+	accepted, _, c, channel, err := p.channelOf(opening)
+	if err != nil {
+		return rails.Grant{}, errUnreadable
+	}
+	named, _ := jsonv.AsString(mustGet(list[0], "typedData", "message", "channelId"))
+	network, _ := accepted.GetString("network")
+	if !SameBytes(named, hex0x(channel[:])) || g.Network != network {
+		return rails.Grant{}, errUnreadable
+	}
+	g.Asset, g.Payer, g.Payee = c.Token, c.Payer, c.Receiver
+	return g, nil
+}
+
+func mustGet(v jsonv.Value, path ...string) jsonv.Value {
+	for _, k := range path {
+		o, _ := jsonv.AsObject(v)
+		v, _ = o.Get(k)
+	}
+	return v
 }

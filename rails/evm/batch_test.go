@@ -155,3 +155,23 @@ func BenchmarkBatchVoucher(b *testing.B) {
 		openBatch(b, doc, l, inputs)
 	}
 }
+
+func TestBatchSummarizeWithin(t *testing.T) {
+	l, _ := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	p := evm.Batch{}
+	doc := batchDoc(t, "")
+	_, opening := openBatch(t, doc, l, jsonv.Obj("payerAuthorizer", l.Address().Hex(), "deposit", "100000"))
+	o, _ := jsonv.AsObject(opening)
+	channel, _ := p.ChannelRef(opening)
+	req := jsonv.Obj("kind", "batch", "requests", []jsonv.Value{jsonv.Obj("kind", "eip712", "typedData", evm.VoucherTypedData(84532, channel.Channel, "3000"))})
+	g, err := p.SummarizeWithin(req, o)
+	if err != nil || g.Amount.String() != "3000" || g.Asset != "0x036CbD53842c5426634e7929541eC2318f3dCF7e" ||
+		g.Payee != "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" || g.Payer != l.Address().Hex() {
+		t.Fatalf("grant %+v (%v)", g, err)
+	}
+	// A voucher for another channel is not this opening's.
+	other := jsonv.Obj("kind", "batch", "requests", []jsonv.Value{jsonv.Obj("kind", "eip712", "typedData", evm.VoucherTypedData(84532, "0x"+strings.Repeat("22", 32), "3000"))})
+	if _, err := p.SummarizeWithin(other, o); err == nil {
+		t.Fatal("summarized a voucher of another channel")
+	}
+}
