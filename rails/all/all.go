@@ -6,6 +6,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/xrpl"
@@ -19,6 +20,7 @@ func Default() *rails.Registry {
 		evm.MPPAuthorization{},
 		evm.Batch{},
 		cloudflare.Batch{},
+		solana.Exact{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

@@ -1,0 +1,103 @@
+package solana
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/big"
+	"strings"
+
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+)
+
+var errUnreadable = errors.New("solana: the request is not a message this pairing builds")
+
+// transferChecked is a message's one TransferChecked (Token or Token-2022,
+// data 0x0c ‖ amount u64 ‖ decimals, accounts source, mint, destination,
+// owner): ok false when there is not exactly one, or another token
+// instruction beside it.
+func transferChecked(m *Tx) (amount uint64, decimals int, mint, destination, owner Key, ok bool) {
+	n := 0
+	for _, ix := range m.Instructions {
+		p, okP := m.ProgramOf(ix)
+		if !okP {
+			return 0, 0, Key{}, Key{}, Key{}, false
+		}
+		if p != TokenProgram && p != Token2022Program {
+			continue
+		}
+		n++
+		if len(ix.Data) != 10 || ix.Data[0] != 12 || len(ix.Accounts) != 4 {
+			return 0, 0, Key{}, Key{}, Key{}, false
+		}
+		for _, a := range ix.Accounts {
+			if int(a) >= len(m.Keys) {
+				return 0, 0, Key{}, Key{}, Key{}, false
+			}
+		}
+		amount, decimals = binary.LittleEndian.Uint64(ix.Data[1:9]), int(ix.Data[9])
+		mint, destination, owner = m.Keys[ix.Accounts[1]], m.Keys[ix.Accounts[2]], m.Keys[ix.Accounts[3]]
+	}
+	return amount, decimals, mint, destination, owner, n == 1
+}
+
+// Summarize reads a solana-message request: the message's one
+// TransferChecked moves amount of the mint from the owner to the
+// destination token account; the message can move nothing else of the
+// payer's (no System transfer, no other token instruction) or it is
+// unreadable. The blockhash, not a clock, bounds how long it stays payable.
+func (Exact) Summarize(req rails.Request) (rails.Grant, error) {
+	if k, _ := req.GetString("kind"); k != "solana-message" {
+		return rails.Grant{}, errUnreadable
+	}
+	network, _ := req.GetString("network")
+	text, _ := req.GetString("message")
+	raw, ok := hexBytes(strings.TrimPrefix(text, "0x"))
+	if !IsNetwork(network) || !strings.HasPrefix(text, "0x") || !ok {
+		return rails.Grant{}, errUnreadable
+	}
+	m, ok := DecodeMessage(raw)
+	if !ok || m.LookupTables != 0 {
+		return rails.Grant{}, errUnreadable
+	}
+	for _, ix := range m.Instructions {
+		if p, _ := m.ProgramOf(ix); p == SystemProgram {
+			return rails.Grant{}, errUnreadable
+		}
+	}
+	amount, decimals, mint, destination, owner, ok := transferChecked(m)
+	if !ok {
+		return rails.Grant{}, errUnreadable
+	}
+	return rails.Grant{Network: network, Asset: mint.String(), Decimals: decimals, Amount: new(big.Int).SetUint64(amount),
+		Payer: owner.String(), Payee: destination.String()}, nil
+}
+
+// Inspect reads a payment: H and where it sits, the transfer, the fee
+// payer and the blockhash. No signature is checked.
+func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+	accepted, tx, err := p.presentedTx(payment)
+	if err != nil {
+		return nil, err
+	}
+	h, err := boundOf(accepted, tx)
+	if err != nil {
+		return nil, err
+	}
+	network, _ := accepted.GetString("network")
+	out := jsonv.Obj("pairing", ExactID, "network", network, "h", h, "hAt", "the transaction's one Memo instruction")
+	if amount, decimals, mint, destination, owner, ok := transferChecked(tx); ok {
+		out.Set("asset", mint.String())
+		out.Set("decimals", decimals)
+		out.Set("amount", new(big.Int).SetUint64(amount).String())
+		out.Set("payer", owner.String())
+		out.Set("payeeTokenAccount", destination.String())
+	}
+	ref := ReferenceOf(network, tx)
+	for _, m := range ref.Members() {
+		if m.Key != "network" {
+			out.Set(m.Key, m.Value)
+		}
+	}
+	return out, nil
+}
