@@ -3,8 +3,11 @@ package gate_test
 import (
 	"context"
 	"encoding/hex"
+	"flag"
+	"math/big"
 	"net/http"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
@@ -55,8 +59,24 @@ func newBench(b *testing.B, body []byte) *bench {
 	}
 }
 
+// benchPolicy (go test -bench TransactEIP3009 -args -bench.policy) runs the
+// benchmark with a spend policy: per-payment maximum, payee list, payable
+// ceiling and an in-memory budget reserved and committed on every payment.
+var benchPolicy = flag.Bool("bench.policy", false, "run BenchmarkTransactEIP3009 with a pay.Policy")
+
 func benchmarkTransact(b *testing.B, body []byte) {
 	bb := newBench(b, body)
+	if *benchPolicy {
+		p, err := pay.NewPolicy(pay.PolicyConfig{
+			Now:    bb.g.Now,
+			Limits: []pay.Limit{{Network: "eip155:84532", Asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", MaxAmount: big.NewInt(10000), Budget: new(big.Int).Lsh(big.NewInt(1), 200)}},
+			Payees: []string{"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bb.g.Policy = p
+	}
 	ctx := context.Background()
 	if _, err := bb.g.Transact(ctx, bb.doc, evm.ExactEIP3009ID, bb.signer, nil); err != nil {
 		b.Fatal(err) // also warms the keep-alive connection
@@ -64,11 +84,14 @@ func benchmarkTransact(b *testing.B, body []byte) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if _, err := bb.g.Transact(ctx, bb.doc, evm.ExactEIP3009ID, bb.signer, nil); err != nil {
 			b.Fatal(err)
 		}
-	}
+	} // The machine is shared: CPU time per operation says what the code
+	// costs when wall time also counts waiting for a core.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkTransactEIP3009 is the whole gate: read, choose, fetch over TLS,
@@ -110,4 +133,13 @@ func BenchmarkFinish(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// cpuTime is the process's user and system CPU time in nanoseconds.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
