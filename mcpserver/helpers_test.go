@@ -66,6 +66,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binaryDir = dir
+	// The binary keeps its budget in memory: no test writes the user's
+	// state directory or inherits another run's spending.
+	os.Setenv("TERMSGATE_STATE", "memory")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			e.Setenv(stateEnv, stateMemory) // no script writes a state file
 			e.Setenv("AHASH", atr.Sum(a).String())
 			e.Setenv("ADDRESS", crypto.PubkeyToAddress(key.PublicKey).Hex())
 			return nil
