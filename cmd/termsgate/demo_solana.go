@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	solanago "github.com/gagliardetto/solana-go"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/terms"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/signer"
+)
+
+func init() { demos["solana"] = demoSolana }
+
+// The Solana demo's chain values: the vectors' devnet USDC mint and payee,
+// and a fee payer from the published seed 02×32.
+const (
+	solanaDevnet    = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+	solanaMint      = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+	solanaPayTo     = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4"
+	solanaFeeSeed   = "0202020202020202020202020202020202020202020202020202020202020202"
+	solanaBlockhash = "EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k"
+)
+
+// solanaSeller sells under x402/exact/solana and checks a payment as its
+// facilitator would before co-signing and sending it: with solana-go, an
+// implementation independent of the gate's, it decodes the wire, verifies
+// the payer's signature over the message, finds the one memo carrying the
+// hash of the terms it serves and the TransferChecked of its price to its
+// token account, then co-signs as fee payer and verifies every signature.
+type solanaSeller struct {
+	terms.Record
+	feePayer solanago.PrivateKey
+	body     []byte
+	mu       sync.Mutex
+	lastErr  error
+	landed   string
+}
+
+func (s *solanaSeller) required() (*jsonv.Object, error) {
+	h := s.Hash()
+	option := jsonv.Obj("scheme", "exact", "network", solanaDevnet, "amount", "1000", "asset", solanaMint, "payTo", solanaPayTo,
+		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("feePayer", s.feePayer.PublicKey().String()))
+	option, err := solana.PlaceCarrier(option, h)
+	if err != nil {
+		return nil, err
+	}
+	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://api.seller.example/v1/report"), "accepts", []jsonv.Value{option})
+	return x402.Advertise(doc, h, "https://atr.seller.example/"+h.String(), "")
+}
+
+func (s *solanaSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
+		doc, err := s.required()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
+			err := s.settle(header)
+			s.mu.Lock()
+			s.lastErr = err
+			s.mu.Unlock()
+			if err == nil {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(s.body)
+				return
+			}
+		}
+		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
+		w.WriteHeader(http.StatusPaymentRequired)
+	})
+}
+
+func (s *solanaSeller) settle(header string) error {
+	payment, err := x402.DecodeHeader(header)
+	if err != nil {
+		return err
+	}
+	payload, _ := payment.GetObject("payload")
+	text, _ := payload.GetString("transaction")
+	tx, err := solanago.TransactionFromBase64(text)
+	if err != nil {
+		return fmt.Errorf("solana-go cannot read the transaction: %w", err)
+	}
+	msg, err := tx.Message.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	keys := tx.Message.AccountKeys
+	if len(tx.Signatures) != 2 || len(keys) < 2 || !keys[0].Equals(s.feePayer.PublicKey()) {
+		return errors.New("not a transaction for this fee payer")
+	}
+	if !tx.Signatures[1].Verify(keys[1], msg) {
+		return errors.New("the payer's signature does not verify")
+	}
+	carrier := solana.Carrier(s.Hash())
+	memos, transfers := 0, 0
+	for _, ix := range tx.Message.Instructions {
+		program := keys[ix.ProgramIDIndex]
+		switch program.String() {
+		case solana.MemoV3.String(), solana.MemoV4.String():
+			memos++
+			if string(ix.Data) != carrier {
+				return errors.New("the memo does not carry the hash of these terms")
+			}
+		case solana.TokenProgram.String():
+			transfers++
+			dest, _, _ := solanago.FindAssociatedTokenAddress(solanago.MustPublicKeyFromBase58(solanaPayTo), solanago.MustPublicKeyFromBase58(solanaMint))
+			if len(ix.Data) != 10 || ix.Data[0] != 12 || binary.LittleEndian.Uint64(ix.Data[1:9]) != 1000 ||
+				len(ix.Accounts) != 4 || !keys[ix.Accounts[2]].Equals(dest) || keys[ix.Accounts[1]].String() != solanaMint {
+				return errors.New("the transfer is not the price to the payee's token account")
+			}
+		}
+	}
+	if memos != 1 || transfers != 1 {
+		return fmt.Errorf("%d memos and %d transfers, want one each", memos, transfers)
+	}
+	// Co-sign as fee payer, then every signature must verify: what the
+	// cluster checks before it runs the transaction.
+	sig, err := s.feePayer.Sign(msg)
+	if err != nil {
+		return err
+	}
+	tx.Signatures[0] = sig
+	if err := tx.VerifySignatures(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.landed = sig.String()
+	s.mu.Unlock()
+	return nil
+}
+
+// demoSolana pays an x402/exact/solana seller: the memo of the transaction
+// the payer signs carries H, and the seller verifies it with solana-go.
+func demoSolana(stdout, stderr io.Writer) int {
+	start := time.Now()
+	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	fail := func(code int, a ...any) int {
+		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
+		return code
+	}
+	seed, _ := hex.DecodeString(solanaFeeSeed)
+	seller := &solanaSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed)), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
+	seller.SetATR(demoATR)
+	srv, err := loopback.Start(seller)
+	if err != nil {
+		return fail(exitFailure, "cannot start the local seller:", err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaDevnet)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	payer := &countingSigner{Signer: key}
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	// The buyer's reads of the chain: the mint's decimals and program, a
+	// recent blockhash.
+	inputs := jsonv.Obj("decimals", 6, "tokenProgram", solana.TokenProgram.String(), "recentBlockhash", solanaBlockhash)
+
+	const resource = "https://api.seller.example/v1/report"
+	say("termsgate demo: an x402/exact/solana seller on %s (TLS, loopback only)", srv.Listener.Addr())
+	say("payer: %s (the published seed 01×32; never hold value with it)", key.Account())
+	say("")
+	get := func(header string) (*http.Response, []byte, error) {
+		req, _ := http.NewRequest(http.MethodGet, resource, nil)
+		if header != "" {
+			req.Header.Set("PAYMENT-SIGNATURE", header)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		return resp, body, nil
+	}
+	say("1. GET %s", resource)
+	resp, _, err := get("")
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
+	if resp.StatusCode != http.StatusPaymentRequired || err != nil {
+		return fail(exitFailure, "no readable 402:", err)
+	}
+	say("   402: 1000 atomic units of %s on %s; extra.memo = %s", solanaMint, solanaDevnet, solana.Carrier(seller.Hash()))
+	say("2. the gate fetches the terms, compares SHA-256 with H, builds the v0 message with that memo, and signs")
+	paid, err := g.Transact(context.Background(), doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
+	if err != nil {
+		return fail(exitDeclined, "not paid:", err)
+	}
+	in, _ := solana.Exact{}.Inspect(paid.Signed)
+	hAt, _ := in.GetString("h")
+	say("   signed (signer calls: %d); the transaction's one memo carries H = %s", payer.n, hAt)
+	say("3. the same GET with PAYMENT-SIGNATURE")
+	resp, body, err := get(x402.EncodeHeader(paid.Signed))
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	seller.mu.Lock()
+	rejected, landed := seller.lastErr, seller.landed
+	seller.mu.Unlock()
+	if resp.StatusCode != http.StatusOK {
+		return fail(exitFailure, "the seller refused the payment:", rejected)
+	}
+	say("   the seller read the wire with solana-go, verified the payer's signature, the memo, the amount and the")
+	say("   payee's token account, co-signed as fee payer (transaction %s…) and answered %d: %s", landed[:16], resp.StatusCode, bytes.TrimSpace(body))
+	say("")
+	say("4. the link now serves other bytes while the 402 still advertises H")
+	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
+	before := payer.n
+	_, err = g.Transact(context.Background(), doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
+		return fail(exitFailure, "the changed terms were not declined:", err)
+	}
+	say("   declined %s; signer calls for it: %d", d.Code, payer.n-before)
+	say("")
+	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
+	return exitOK
+}
