@@ -545,3 +545,36 @@ func TestExpiredJournaledPaymentGivenUp(t *testing.T) {
 		t.Fatalf("journal: %+v", list)
 	}
 }
+
+// TestPresentingAgainKeepsTheCallersHeader: a journaled payment whose header
+// the request already carries is not presented again over it.
+func TestPresentingAgainKeepsTheCallersHeader(t *testing.T) {
+	s := startSeller(t)
+	store, err := ledger.OpenFile(filepath.Join(t.TempDir(), "state.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	old := &ledger.Payment{URL: s.ResourceURL(), Protocol: "mpp", HeaderName: "Authorization", Header: "Payment x",
+		H: "0x8b1e122580ae3f6a8c3d36a24294e1260a87bde70f597279b973e39310072938", Amount: big.NewInt(price),
+		PayableUntil: time.Now().Add(time.Hour)}
+	if err := store.Record(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	store.Unhold(old.ID)
+	c, cs, _ := client(t, store, s.srv.Transport(), 10, "")
+	req, _ := http.NewRequest(http.MethodGet, s.ResourceURL(), nil)
+	req.Header.Set("Authorization", "Bearer the caller's")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if res := pay.ResultOf(resp); res == nil || res.Again || cs.calls.Load() != 1 {
+		t.Fatalf("result %+v, %d signatures; want a new x402 payment", res, cs.calls.Load())
+	}
+	if pending, _ := store.Unanswered(ctx, ""); len(pending) != 1 || pending[0].ID != old.ID {
+		t.Fatalf("unanswered: %+v; want the journaled one left", pending)
+	}
+}

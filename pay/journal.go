@@ -55,6 +55,14 @@ func (t *Transport) unanswered(ctx context.Context, req *http.Request) (*Result,
 		if r == nil {
 			return nil, "", nil
 		}
+		if req.Header.Get(r.HeaderName) != "" {
+			// The request carries its own value of that header (an
+			// Authorization: Bearer token, say): sending the payment would
+			// replace it. Left for another request; this one goes the way
+			// a new payment would.
+			t.Journal.Unsent(ctx, id)
+			return nil, "", nil
+		}
 		if r.Summary.PayableUntil.After(t.gateNow()) {
 			r.origin, r.Again = origin(req.URL), true
 			t.logger().InfoContext(ctx, "pay: presenting a journaled payment again", "url", logURL(req.URL), "id", id)
