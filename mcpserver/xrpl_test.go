@@ -1,11 +1,14 @@
 package mcpserver_test
 
 import (
+	"math/big"
 	"testing"
+	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/mcpserver"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/xrpl"
 	"github.com/termsgate/termsgate/signer"
@@ -31,7 +34,13 @@ func TestXRPLChannelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connectHTTP(t, newServer(t, f, s, mcpserver.Config{Signer: sg}), nil)
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Now: func() time.Time { return f.now }, Limits: []pay.Limit{
+		{Network: "xrpl:1", Asset: "XRP", MaxAmount: big.NewInt(1_000_000)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectHTTP(t, newServer(t, f, s, mcpserver.Config{Signer: sg, Policy: policy}), nil)
 	listTools(t, cs)
 	c := xrplSessionChallenge("", "100", "")
 	h := atr.Sum(sessionATR)
@@ -39,7 +48,9 @@ func TestXRPLChannelTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs := jsonv.Obj("deposit", "1000000", "xrpl", jsonv.Obj("publicKey", "0xED06895BEC3FDE4090F06D840770D888D49E3089B3757C4285E3851BC33964E0F9",
+	// validUntil: the last ledger's estimated close, within the policy's
+	// ten minutes.
+	inputs := jsonv.Obj("deposit", "1000000", "validUntil", f.now.Unix()+210, "xrpl", jsonv.Obj("publicKey", "0xED06895BEC3FDE4090F06D840770D888D49E3089B3757C4285E3851BC33964E0F9",
 		"settleDelay", 3600, "fee", "12", "sequence", 7, "lastLedgerSequence", 1000))
 	transacted := wantOK(t, call(t, cs, "atr_transact", jsonv.Obj("pairing", xrpl.SessionID, "document", doc, "inputs", inputs)))
 	opened := wantOK(t, call(t, cs, "atr_channel_open", jsonv.Obj("pairing", xrpl.SessionID, "atr", b64(sessionATR),

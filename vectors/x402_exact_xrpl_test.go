@@ -117,6 +117,20 @@ func TestX402ExactXRPL(t *testing.T) {
 			g.Payer != str(t, f, "fixed", "payer") || g.Payee != str(t, f, "fixed", "destination") {
 			t.Fatalf("grant %+v, %v", g, err)
 		}
+		// validUntil, the buyer's estimate of the last ledger's close, is
+		// the deadline the summary states.
+		withUntil := build.Clone()
+		withUntil.Set("validUntil", jsonv.Number(1_800_000_210))
+		c2, _ := p.Choose(read, "xrpl:1:"+str(t, build, "account"), withUntil, 0, "ref")
+		u2, _ := p.Build(c2, []byte("abc"), H)
+		r2, _ := p.Request(u2)
+		if g2, err := p.Summarize(r2); err != nil || g2.PayableUntil.Unix() != 1_800_000_210 || !jsonv.Equal(get(t, r2, "txJson"), get(t, req, "txJson")) {
+			t.Fatalf("validUntil: %+v, %v", g2, err)
+		}
+		withUntil.Set("validUntil", "soon")
+		if _, err := p.Choose(read, "xrpl:1:"+str(t, build, "account"), withUntil, 0, "ref"); err == nil {
+			t.Fatal("a validUntil that is no integer was accepted")
+		}
 		// A request naming another network than its NetworkID is unreadable.
 		req.Set("network", "xrpl:5000")
 		if _, err := p.Summarize(req); err == nil {

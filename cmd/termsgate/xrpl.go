@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"sync"
 	"time"
@@ -168,17 +169,21 @@ func demoXRPL(stdout, stderr io.Writer) int {
 	defer rippled.Close()
 	inputs := &xrplrpc.Inputs{Client: &xrplrpc.Client{URL: "https://rippled.example/", HTTP: rippled.Client()}, Account: payer.Address()}
 	wallet := &countingSigner{Signer: payer}
-	// No spend policy: the policy needs a deadline in time, and an XRPL
-	// Payment's is a ledger index (LastLedgerSequence), which its summary
-	// cannot turn into a time; the hook shows the summary instead.
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{
+		Network: "xrpl:1", Asset: "XRP", MaxAmount: big.NewInt(2_000_000), Budget: big.NewInt(10_000_000), // 2 XRP a payment, 10 in all
+	}}})
+	if err != nil {
+		return fail(exitFailure, err)
+	}
 	transport := &pay.Transport{
 		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
-		Signer: wallet, Inputs: inputs.For,
+		Signer: wallet, Policy: policy, Inputs: inputs.For,
 		Hooks: pay.Hooks{
 			BeforeSign: func(_ context.Context, _ *http.Request, s pay.Summary) error {
 				say("   fetched the terms; SHA-256 matches the advertised H = %s", s.H)
 				say("   fee, sequence and last ledger from rippled (fee, account_info, ledger_current): %d calls", ledger.Calls.Load())
-				say("   the signature grants %s drops of %s on %s from %s to %s", s.Amount, s.Asset, s.Network, s.Payer, s.Payee)
+				say("   the policy allows it: %s drops of %s on %s from %s to %s, landing by %s (the last ledger's estimated close)",
+					s.Amount, s.Asset, s.Network, s.Payer, s.Payee, s.PayableUntil.UTC().Format(time.RFC3339))
 				return nil
 			},
 			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
@@ -196,7 +201,7 @@ func demoXRPL(stdout, stderr io.Writer) int {
 	say("payer: %s (the vectors' published XRPL key; never hold value with it)", payer.Account())
 	say("")
 	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link, and the option's invoiceId", url)
-	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, and only then signs")
+	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, asks the policy, and only then signs")
 	resp, err := client.Get(url)
 	if err != nil {
 		return fail(exitDeclined, "not paid:", err)

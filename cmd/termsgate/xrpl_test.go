@@ -86,8 +86,15 @@ func TestXRPLRPCFlag(t *testing.T) {
 	}
 	s, _ := signer.XRPLDev("xrpl:1")
 	in := x.inputs(s, srv.Client())
-	if got := jsonv.String(in(xrpl.ChargeID)); got != `{"fee":"10","sequence":3,"lastLedgerSequence":520}` {
-		t.Fatalf("inputs %s", got)
+	got := in(xrpl.ChargeID)
+	if got == nil {
+		t.Fatal("no inputs")
+	}
+	uv, _ := got.Get("validUntil")
+	until, _ := jsonv.AsSafeInt(uv)
+	got.Delete("validUntil")
+	if jsonv.String(got) != `{"fee":"10","sequence":3,"lastLedgerSequence":520}` || until < time.Now().Unix()+200 || until > time.Now().Unix()+220 {
+		t.Fatalf("inputs %s, validUntil %d", jsonv.String(got), until)
 	}
 	evm, _ := signer.FromHex(signer.AnvilKey, "eip155:84532")
 	if x.inputs(evm, srv.Client()) != nil {
@@ -118,8 +125,8 @@ func TestXRPLChannelCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs := `{"deposit":"1000000","xrpl":{"publicKey":"0xED06895BEC3FDE4090F06D840770D888D49E3089B3757C4285E3851BC33964E0F9","settleDelay":3600,"fee":"12","sequence":7,"lastLedgerSequence":1000}}`
-	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--network", "xrpl:1", "--pairing", xrpl.SessionID, "--inputs", inputs)
+	inputs := `{"deposit":"1000000","validUntil":1780000200,"xrpl":{"publicKey":"0xED06895BEC3FDE4090F06D840770D888D49E3089B3757C4285E3851BC33964E0F9","settleDelay":3600,"fee":"12","sequence":7,"lastLedgerSequence":1000}}`
+	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--network", "xrpl:1", "--pairing", xrpl.SessionID, "--inputs", inputs, "--max-amount", "1000000")
 	if code != exitOK {
 		t.Fatalf("transact exit %d: %s %s", code, out, errs)
 	}
@@ -142,7 +149,7 @@ func TestXRPLChannelCommands(t *testing.T) {
 	within := jsonv.Obj("id", "in-channel", "realm", "api.seller.example", "method", "xrpl", "intent", "session",
 		"request", mpp.EncodeB64URL([]byte(request(channel, "50"))), "expires", "2026-09-21T14:14:20Z")
 	in.Set("document", []jsonv.Value{within})
-	code, out, errs = runCLI(t, jsonv.String(in), "channel-within", "--dev-key", "--network", "xrpl:1", "--pairing", xrpl.SessionID)
+	code, out, errs = runCLI(t, jsonv.String(in), "channel-within", "--dev-key", "--network", "xrpl:1", "--pairing", xrpl.SessionID, "--max-amount", "1000")
 	if code != exitOK {
 		t.Fatalf("channel-within exit %d: %s %s", code, out, errs)
 	}
@@ -153,7 +160,7 @@ func TestXRPLChannelCommands(t *testing.T) {
 	closing := claim.Clone()
 	closing.Set("document", []jsonv.Value{within})
 	closing.Set("refund", jsonv.Obj())
-	code, out, errs = runCLI(t, jsonv.String(closing), "channel-within", "--dev-key", "--network", "xrpl:1", "--pairing", xrpl.SessionID)
+	code, out, errs = runCLI(t, jsonv.String(closing), "channel-within", "--dev-key", "--network", "xrpl:1", "--pairing", xrpl.SessionID, "--max-amount", "1000")
 	if code != exitOK || member(t, parsed(t, out), "signed", "payload", "action") != "close" || member(t, parsed(t, out), "signed", "payload", "amount") != "100" {
 		t.Fatalf("close exit %d: %s %s", code, out, errs)
 	}

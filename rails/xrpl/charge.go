@@ -41,10 +41,15 @@ func (Charge) Choose(read rails.Read, account string, inputs *jsonv.Object, _ in
 	if s, ok := fee.(string); !ok || !rails.IsDecimal(s) || !uintInput(seq) || !uintInput(lls) {
 		return nil, rails.Refuse(mpp.CodeInputMissing)
 	}
-	return jsonv.Obj("challenge", challenge, "account", from, "fee", fee, "sequence", seq, "lastLedgerSequence", lls), nil
+	choice := jsonv.Obj("challenge", challenge, "account", from, "fee", fee, "sequence", seq, "lastLedgerSequence", lls)
+	if !validUntil(inputs, choice) {
+		return nil, rails.Refuse(mpp.CodeInputMissing)
+	}
+	return choice, nil
 }
 
 type chargeUnsigned struct {
+	until     int64
 	network   string
 	challenge *jsonv.Object
 	txJSON    *jsonv.Object
@@ -70,7 +75,8 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 	lv, _ := c.Get("lastLedgerSequence")
 	seq, okS := u32(sv)
 	lls, okL := u32(lv)
-	if !okA || !isMPPFee(fee) || !okS || !okL {
+	until, okU := validUntilOf(c)
+	if !okA || !isMPPFee(fee) || !okS || !okL || !okU {
 		return nil, rails.Refuse(mpp.CodeInputMalformed)
 	}
 	r := checked.Request
@@ -95,12 +101,12 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 	if err != nil {
 		return nil, err
 	}
-	return &chargeUnsigned{network: network, challenge: challenge, txJSON: tx}, nil
+	return &chargeUnsigned{until: until, network: network, challenge: challenge, txJSON: tx}, nil
 }
 
 func (Charge) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*chargeUnsigned)
-	return jsonv.Obj("kind", KindTx, "network", b.network, "txJson", b.txJSON.Clone()), nil
+	return withValidUntil(jsonv.Obj("kind", KindTx, "network", b.network, "txJson", b.txJSON.Clone()), b.until), nil
 }
 
 // Complete checks the signed blob is the built Payment and puts it in the

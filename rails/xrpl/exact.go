@@ -89,13 +89,18 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int
 		if s, ok := fee.(string); !ok || !rails.IsDecimal(s) || !uintInput(seq) || !uintInput(lls) {
 			return nil, rails.Refuse(CodeX402InputMissing)
 		}
-		return jsonv.Obj("required", read.Required, "accepted", o, "account", acct.Address,
-			"fee", fee, seqKey, seq, "lastLedgerSequence", lls), nil
+		choice := jsonv.Obj("required", read.Required, "accepted", o, "account", acct.Address,
+			"fee", fee, seqKey, seq, "lastLedgerSequence", lls)
+		if !validUntil(inputs, choice) {
+			return nil, rails.Refuse(CodeX402InputMissing)
+		}
+		return choice, nil
 	}
 	return nil, rails.Refuse(x402.CodeNoPayableOption)
 }
 
 type exactUnsigned struct {
+	until              int64
 	required, accepted *jsonv.Object
 	txJSON             *jsonv.Object
 }
@@ -167,7 +172,8 @@ func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 	}
 	sv, _ := c.Get(seqKey)
 	seq, okS := u32(sv)
-	if !okS {
+	until, okU := validUntilOf(c)
+	if !okS || !okU {
 		return nil, malformed
 	}
 	tx := jsonv.Obj("TransactionType", "Payment", "Flags", 0, "Account", account, "Destination", payTo, "Amount", amountJSON)
@@ -190,7 +196,7 @@ func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 	if id, _ := NetworkID(network); id > maxImplicitNetworkID {
 		tx.Set("NetworkID", jsonv.Number(id))
 	}
-	return &exactUnsigned{required: required, accepted: accepted, txJSON: tx}, nil
+	return &exactUnsigned{until: until, required: required, accepted: accepted, txJSON: tx}, nil
 }
 
 // KindTx is the signing request of one XRPL transaction: {kind, network,
@@ -203,7 +209,7 @@ const KindTx = "xrpl-tx"
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
 	network, _ := b.accepted.GetString("network")
-	return jsonv.Obj("kind", KindTx, "network", network, "txJson", b.txJSON.Clone()), nil
+	return withValidUntil(jsonv.Obj("kind", KindTx, "network", network, "txJson", b.txJSON.Clone()), b.until), nil
 }
 
 // signedDigits reads a signer's answer: 0x and at least one byte of hex.

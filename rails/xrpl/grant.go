@@ -60,6 +60,13 @@ func txGrant(req rails.Request, wantType string) (rails.Grant, Fields, error) {
 		return rails.Grant{}, nil, errUnreadable
 	}
 	g := rails.Grant{Network: network, Payer: AccountID(acct.Value).Address(), Payee: AccountID(dest.Value).Address()}
+	if v, has := req.Get("validUntil"); has {
+		n, ok := jsonv.AsSafeInt(v)
+		if !ok || n <= 0 {
+			return rails.Grant{}, nil, errUnreadable
+		}
+		g.PayableUntil = time.Unix(n, 0).UTC()
+	}
 	if err := amountGrant(&g, amt.Value); err != nil {
 		return rails.Grant{}, nil, err
 	}
@@ -94,8 +101,9 @@ func amountGrant(g *rails.Grant, v []byte) error {
 }
 
 // Summarize: the Payment's Amount to its Destination. The signature is
-// worthless after LastLedgerSequence, a ledger index, not a time, so no
-// PayableUntil is stated.
+// worthless after LastLedgerSequence, a ledger index, not a time: the
+// request's validUntil, the buyer's own estimate of when that ledger will
+// have closed, is stated as PayableUntil; without it none is.
 func (Exact) Summarize(req rails.Request) (rails.Grant, error) { return paymentGrant(req) }
 
 // Summarize: as x402/exact/xrpl's.
@@ -134,7 +142,7 @@ func (Session) Summarize(req rails.Request) (rails.Grant, error) {
 		if err != nil {
 			return rails.Grant{}, err
 		}
-		if ca, ok := fs.Get(FieldCancelAfter); ok {
+		if ca, ok := fs.Get(FieldCancelAfter); ok && g.PayableUntil.IsZero() {
 			g.PayableUntil = time.Unix(int64(binary.BigEndian.Uint32(ca.Value))+rippleEpoch, 0).UTC()
 		}
 		return g, nil

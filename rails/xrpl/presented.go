@@ -118,6 +118,42 @@ func NetworkID(network string) (uint32, bool) {
 // The network ids at or below which a transaction carries no NetworkID.
 const maxImplicitNetworkID = 1024
 
+// validUntil is the optional buyer input "validUntil": the Unix time by
+// which the buyer's own ledger source says LastLedgerSequence will have
+// closed (docs/xrpl.md "Deadlines"). It is copied into the choice and the
+// signing request, never into the transaction, so that a spend policy can
+// bound how long the signed payment may land. Absent, or a non-negative safe
+// integer; anything else is refused as the pairing's missing input.
+func validUntil(inputs *jsonv.Object, choice *jsonv.Object) bool {
+	v, has := inputs.Get("validUntil")
+	if !has {
+		return true
+	}
+	if !uintInput(v) {
+		return false
+	}
+	choice.Set("validUntil", jsonv.Clone(v))
+	return true
+}
+
+// validUntilOf is the choice's validUntil, 0 when absent.
+func validUntilOf(choice *jsonv.Object) (int64, bool) {
+	v, has := choice.Get("validUntil")
+	if !has {
+		return 0, true
+	}
+	n, ok := jsonv.AsSafeInt(v)
+	return n, ok && n >= 0
+}
+
+// withValidUntil adds validUntil to a request when the choice set it.
+func withValidUntil(req *jsonv.Object, until int64) *jsonv.Object {
+	if until > 0 {
+		req.Set("validUntil", jsonv.Number(until))
+	}
+	return req
+}
+
 // u32 reads a JSON number that is an integer 0…2^32-1.
 func u32(v jsonv.Value) (uint32, bool) {
 	n, ok := jsonv.AsSafeInt(v)

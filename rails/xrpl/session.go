@@ -84,10 +84,15 @@ func (Session) Choose(read rails.Read, account string, inputs *jsonv.Object, now
 		}
 		terms.Set(k, jsonv.Clone(v))
 	}
-	return jsonv.Obj("challenge", challenge, "from", from, "now", now, "deposit", deposit, "xrpl", terms), nil
+	choice := jsonv.Obj("challenge", challenge, "from", from, "now", now, "deposit", deposit, "xrpl", terms)
+	if !validUntil(inputs, choice) {
+		return nil, missing
+	}
+	return choice, nil
 }
 
 type sessionUnsigned struct {
+	until     int64
 	network   string
 	challenge *jsonv.Object
 	source    string
@@ -138,7 +143,8 @@ func (Session) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 		}
 		u32s[k] = n
 	}
-	if !okF || deposit.Sign() <= 0 || deposit.Cmp(two64) >= 0 || errPK != nil || len(pub) == 0 || !isMPPFee(fee) {
+	until, okU := validUntilOf(c)
+	if !okF || !okU || deposit.Sign() <= 0 || deposit.Cmp(two64) >= 0 || errPK != nil || len(pub) == 0 || !isMPPFee(fee) {
 		return nil, malformed
 	}
 	network, err := mpp.Network(checked.Challenge)
@@ -169,7 +175,7 @@ func (Session) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 	tx.Set("LastLedgerSequence", jsonv.Number(u32s["lastLedgerSequence"]))
 	id, _ := NetworkID(network)
 	return &sessionUnsigned{
-		network: network, challenge: checked.Challenge, source: "did:pkh:xrpl:" + strconv.FormatUint(uint64(id), 10) + ":" + from,
+		until: until, network: network, challenge: checked.Challenge, source: "did:pkh:xrpl:" + strconv.FormatUint(uint64(id), 10) + ":" + from,
 		amount: amount, txJSON: tx, claim: ClaimBytes(channel, drops), channel: channel, drops: drops, publicKey: pub,
 	}, nil
 }
@@ -186,7 +192,7 @@ func claimJSON(channel [32]byte, drops uint64, claim []byte) *jsonv.Object {
 // {signedBlob, claimSignature}.
 func (Session) Request(un rails.Unsigned) (rails.Request, error) {
 	u := un.(*sessionUnsigned)
-	return jsonv.Obj("kind", KindSessionOpen, "network", u.network, "txJson", u.txJSON.Clone(), "claim", claimJSON(u.channel, u.drops, u.claim)), nil
+	return withValidUntil(jsonv.Obj("kind", KindSessionOpen, "network", u.network, "txJson", u.txJSON.Clone(), "claim", claimJSON(u.channel, u.drops, u.claim)), u.until), nil
 }
 
 // Complete checks the signed opening is the built one and the claim

@@ -26,7 +26,11 @@ import (
 const (
 	DefaultMaxFee       = 1000 // drops: refuse to pay a fee above this without being told
 	DefaultLedgerWindow = 20   // ledgers after the current one the transaction may land in
-	maxAnswer           = 1 << 20
+	// LedgerInterval bounds how long one ledger takes to close when
+	// validUntil is estimated: the XRP Ledger closes one every 3 to 5
+	// seconds, so 10 s leaves room for a slow network.
+	LedgerInterval = 10 * time.Second
+	maxAnswer      = 1 << 20
 )
 
 // Client asks one rippled JSON-RPC endpoint.
@@ -35,6 +39,7 @@ type Client struct {
 	HTTP         *http.Client // nil: http.DefaultClient
 	MaxFee       uint64       // 0: DefaultMaxFee
 	LedgerWindow uint32       // 0: DefaultLedgerWindow
+	Now          func() time.Time
 }
 
 // Error is a failed call: the method, and what went wrong (a transport
@@ -169,9 +174,10 @@ type Session struct {
 }
 
 // Inputs are the buyer inputs of pairing for account (a classic address):
-// {fee, sequence, lastLedgerSequence} for x402/exact/xrpl and
+// {fee, sequence, lastLedgerSequence, validUntil} for x402/exact/xrpl and
 // mpp/charge/xrpl; {deposit, xrpl: {publicKey, settleDelay, fee, sequence,
-// lastLedgerSequence}} for mpp/session/xrpl, which needs session.
+// lastLedgerSequence}, validUntil} for mpp/session/xrpl, which needs
+// session.
 func (c *Client) Inputs(ctx context.Context, pairing, account string, session *Session) (*jsonv.Object, error) {
 	switch pairing {
 	case xrpl.ExactID, xrpl.ChargeID, xrpl.SessionID:
@@ -200,15 +206,23 @@ func (c *Client) Inputs(ctx context.Context, pairing, account string, session *S
 	if current > 1<<32-1-window {
 		return nil, &Error{Method: "ledger_current", Detail: "the ledger index leaves no room for a last ledger"}
 	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	// The last ledger closes, at LedgerInterval a ledger, by validUntil: the
+	// deadline a spend policy judges (docs/xrpl.md "Deadlines").
+	until := now().Add(time.Duration(window+1) * LedgerInterval).Unix()
 	terms := jsonv.Obj("fee", fee, "sequence", jsonv.Number(seq), "lastLedgerSequence", jsonv.Number(current+window))
 	if pairing != xrpl.SessionID {
+		terms.Set("validUntil", jsonv.Number(until))
 		return terms, nil
 	}
 	x := jsonv.Obj("publicKey", "0x"+hex.EncodeToString(session.PublicKey), "settleDelay", jsonv.Number(session.SettleDelay))
 	for _, m := range terms.Members() {
 		x.Set(m.Key, m.Value)
 	}
-	return jsonv.Obj("deposit", session.Deposit, "xrpl", x), nil
+	return jsonv.Obj("deposit", session.Deposit, "xrpl", x, "validUntil", jsonv.Number(until)), nil
 }
 
 // Inputs adapts a Client to pay.Transport.Inputs, which has no context and

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/xrpl"
@@ -18,7 +19,7 @@ func newLedger(t *testing.T) (*Ledger, *Client) {
 	l := &Ledger{Current: 980, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer: 7}}
 	srv := httptest.NewServer(l)
 	t.Cleanup(srv.Close)
-	return l, &Client{URL: srv.URL, HTTP: srv.Client()}
+	return l, &Client{URL: srv.URL, HTTP: srv.Client(), Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
 }
 
 func TestInputsFromTheLedger(t *testing.T) {
@@ -27,7 +28,7 @@ func TestInputsFromTheLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := jsonv.String(in); got != `{"fee":"12","sequence":7,"lastLedgerSequence":1000}` {
+	if got := jsonv.String(in); got != `{"fee":"12","sequence":7,"lastLedgerSequence":1000,"validUntil":1800000210}` {
 		t.Fatalf("inputs %s", got)
 	}
 	if l.Calls.Load() != 3 {
@@ -37,7 +38,7 @@ func TestInputsFromTheLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := jsonv.String(in); got != `{"deposit":"1000000","xrpl":{"publicKey":"0xed01","settleDelay":3600,"fee":"12","sequence":7,"lastLedgerSequence":1000}}` {
+	if got := jsonv.String(in); got != `{"deposit":"1000000","xrpl":{"publicKey":"0xed01","settleDelay":3600,"fee":"12","sequence":7,"lastLedgerSequence":1000},"validUntil":1800000210}` {
 		t.Fatalf("session inputs %s", got)
 	}
 }
