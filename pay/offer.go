@@ -29,8 +29,9 @@ const (
 // offer is one protocol's request for payment in a 402.
 type offer struct {
 	protocol string
-	doc      jsonv.Value   // what the gate reads: the PAYMENT-REQUIRED object, or the challenge list
-	bad      *gate.Decline // the header is there but cannot be read
+	doc      jsonv.Value                        // what the gate reads: the PAYMENT-REQUIRED object, or the challenge list
+	bad      *gate.Decline                      // the header is there but cannot be read
+	inputs   func(pairing string) *jsonv.Object // the buyer inputs for this offer, set by choose
 }
 
 // offersOf lists what a 402's headers ask for, in the order the transport

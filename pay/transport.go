@@ -107,6 +107,12 @@ type Transport struct {
 	// mpp/charge/evm/authorization, its tokenDomain: the token's EIP-712
 	// name and version); nil, or a nil answer, means none.
 	Inputs func(pairing string) *jsonv.Object
+	// InputsFor, when set, gives a pairing its inputs for the offer at hand
+	// (doc, the decoded 402 document; account, the signer's), before
+	// Inputs is asked: a Stellar payment's inputs are a simulation of the
+	// very transfer offered (sorobanrpc.Client.Inputs). It is asked once
+	// per pairing and offer; nil, nil means none (inputs_for.go).
+	InputsFor func(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error)
 	// Journal, when set, keeps each payment from its signature to the
 	// seller's answer, and a payment never answered is presented again to
 	// its URL instead of a new one being signed (journal.go).
@@ -248,7 +254,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if res == nil {
-		o, pairing, d := t.choose(offers)
+		o, pairing, d := t.choose(ctx, offers)
 		if d != nil {
 			closeBody()
 			return nil, t.declined(req, d)
@@ -312,14 +318,15 @@ func allBad(offers []offer) *gate.Decline {
 // account can pay. When none has one, the decline is the first offer's. It
 // fetches and signs nothing, so falling back from one protocol to the other
 // costs no signature.
-func (t *Transport) choose(offers []offer) (offer, string, *gate.Decline) {
+func (t *Transport) choose(ctx context.Context, offers []offer) (offer, string, *gate.Decline) {
 	g, account := t.gate(), t.Signer.Account()
 	var first *gate.Decline
 	for _, o := range offers {
 		d := o.bad
 		if d == nil {
 			var pairing string
-			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1, t.inputsFor); d == nil {
+			o.inputs = t.offerInputs(ctx, o.doc, account)
+			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1, o.inputs); d == nil {
 				return o, pairing, nil
 			}
 		}
@@ -355,7 +362,7 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	}
 	gc := *g
 	gc.Policy = a
-	tx, err := gc.Transact(ctx, o.doc, pairing, t.Signer, &gate.TransactOptions{Inputs: t.inputsFor(pairing)})
+	tx, err := gc.Transact(ctx, o.doc, pairing, t.Signer, &gate.TransactOptions{Inputs: o.inputsFor(t, pairing)})
 	if err != nil {
 		var d *gate.Decline
 		if !errors.As(err, &d) {

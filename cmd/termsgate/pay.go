@@ -75,6 +75,7 @@ type payFlags struct {
 	url                  string
 	state                *string
 	xrpl                 *xrplFlags
+	stellar              *stellarFlags
 }
 
 type headerList []string
@@ -92,6 +93,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	}
 	f.keys = addKeyFlags(fs)
 	f.xrpl = addXRPLFlags(fs)
+	f.stellar = addStellarFlags(fs)
 	f.state = addStateFlag(fs)
 	fs.StringVar(&f.method, "X", "", "the HTTP method (default GET, or POST with -d)")
 	fs.StringVar(&f.data, "d", "", "the request body, sent byte for byte")
@@ -256,6 +258,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		t.Policy = policy
 	}
 	t.Inputs = f.xrpl.inputs(s, payClient(f.allowPrivate))
+	t.InputsFor = f.stellar.inputsFor(payClient(f.allowPrivate))
 	if store != nil {
 		t.Journal = ledger.Journal(store)
 	}

@@ -103,6 +103,7 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 	if err != nil {
 		return nil, err
 	}
+	s.Ledgers = (wait + 4) / 5
 	amount, ok := mpp.Uint256(mpp.String(checked.Request, "amount"))
 	if !ok {
 		return nil, refuse(CodeAmountMismatch) // unreachable: the rail check read it

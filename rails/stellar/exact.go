@@ -166,6 +166,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	if err != nil {
 		return nil, err
 	}
+	s.Ledgers = (timeout + 4) / 5
 	asset, _ := accepted.GetString("asset")
 	payer, _ := c.GetString("payer")
 	if err := s.matches(payTo, asset, amount, payer); err != nil {
@@ -194,7 +195,7 @@ func (s *Signing) matches(to, asset string, amount *big.Int, payer string) error
 
 // authRequest is the stellar-auth request of a built authorization.
 func authRequest(s *Signing) rails.Request {
-	return jsonv.Obj("kind", KindAuth, "preimage", "0x"+hexOf(s.Preimage))
+	return jsonv.Obj("kind", KindAuth, "preimage", "0x"+hexOf(s.Preimage), "ledgers", s.Ledgers)
 }
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {

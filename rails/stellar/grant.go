@@ -2,16 +2,24 @@ package stellar
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
+// NominalLedgerSeconds is the ledger close time the builds count an
+// expiration in (5 s, the network's target).
+const NominalLedgerSeconds = 5
+
 // summarize states what signing a stellar-auth request grants, read from
-// its preimage alone: the token contract may move Amount from the payer to
-// the payee on the network, until the expiration ledger. A ledger is no
-// clock time, so PayableUntil stays zero; the preimage pins the ledger.
+// its preimage: the token contract may move Amount from the payer to the
+// payee on the network, until the expiration ledger. A ledger is no clock
+// time: PayableUntil is now plus the request's ledgers (how many ledgers
+// past the buyer's current one the build set the expiration) at the
+// nominal close time; a request without them has no deadline, which a
+// spend policy refuses.
 func summarize(req rails.Request) (rails.Grant, error) {
 	if k, _ := req.GetString("kind"); k != KindAuth {
 		return rails.Grant{}, refuse(CodeTxMalformed)
@@ -25,10 +33,18 @@ func summarize(req rails.Request) (rails.Grant, error) {
 	if err != nil {
 		return rails.Grant{}, err
 	}
-	return rails.Grant{
+	g := rails.Grant{
 		Network: a.Network, Asset: a.Asset, Decimals: -1, Amount: a.Amount,
 		Payer: a.From, Payee: a.To,
-	}, nil
+	}
+	if lv, has := req.Get("ledgers"); has {
+		n, ok := jsonv.AsSafeInt(lv)
+		if !ok || n > int64(a.Expiration) {
+			return rails.Grant{}, refuse(CodeTxMalformed)
+		}
+		g.PayableUntil = time.Now().Add(time.Duration(n) * NominalLedgerSeconds * time.Second)
+	}
+	return g, nil
 }
 
 // Summarize implements rails.Summarizer.

@@ -13,6 +13,10 @@ type Signing struct {
 	*Transfer
 	Network  string
 	Preimage []byte
+	// Ledgers is how many ledgers past the buyer's current ledger the
+	// authorization stays valid: the request states it so that a spend
+	// policy can bound how long a signature is payable (grant.go).
+	Ledgers int64
 }
 
 // SigningFor builds the authorization of a simulated envelope (docs/stellar.md,

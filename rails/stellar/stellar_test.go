@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -235,10 +236,16 @@ func TestExactSummarizeAndInspect(t *testing.T) {
 		g.Payer != "GBXHUHG5FGYLPD6RHL2MKWMP572O6KUXCZXDZJXS4T57ZTMAKBN7DWXN" {
 		t.Fatalf("grant %+v", g)
 	}
+	// maxTimeoutSeconds 60: twelve ledgers of 5 s from now.
+	if left := time.Until(g.PayableUntil); left < 55*time.Second || left > 61*time.Second {
+		t.Fatalf("payable for %s", left)
+	}
 	for _, bad := range []*jsonv.Object{
 		jsonv.Obj("kind", "eip712"),
 		jsonv.Obj("kind", stellar.KindAuth, "preimage", "0x00"),
 		jsonv.Obj("kind", stellar.KindAuth),
+		jsonv.Obj("kind", stellar.KindAuth, "preimage", str(req, "preimage"), "ledgers", -1),
+		jsonv.Obj("kind", stellar.KindAuth, "preimage", str(req, "preimage"), "ledgers", 1001),
 	} {
 		if _, err := p.Summarize(bad); err == nil {
 			t.Fatalf("summarized %s", jsonv.String(bad))
@@ -273,3 +280,5 @@ func TestMuxedStrayBit(t *testing.T) {
 		t.Fatal("canonical M refused")
 	}
 }
+
+func str(o *jsonv.Object, k string) string { v, _ := o.GetString(k); return v }

@@ -327,3 +327,12 @@ func Assemble(env *xdr.TransactionEnvelope, sim *Simulation) (string, error) {
 	tx.Ext = xdr.TransactionExt{V: 1, SorobanData: &data}
 	return xdr.MarshalBase64(&out)
 }
+
+// InputsFor is Inputs for the Stellar pairings and nothing (nil, nil) for
+// the others: the shape of pay.Transport.InputsFor.
+func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
+	if pairing != stellar.ExactID && pairing != stellar.ChargeID {
+		return nil, nil
+	}
+	return c.Inputs(ctx, pairing, doc, account)
+}
