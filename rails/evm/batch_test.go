@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -122,8 +123,14 @@ func FuzzBatchVoucherReader(f *testing.F) {
 	_, signed := openBatch(f, batchDoc(f, ""), l, jsonv.Obj("payerAuthorizer", l.Address().Hex(), "deposit", "100000"))
 	f.Add(jsonv.Marshal(signed))
 	f.Add([]byte(`{"x402Version":2,"accepted":{},"payload":{"type":"voucher"}}`))
-	p := evm.Batch{}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		cost.Bound(t, len(data), func() { readBatch(t, data) })
+	})
+}
+
+func readBatch(t *testing.T, data []byte) {
+	p := evm.Batch{}
+	{
 		v, err := jsonv.Parse(data)
 		if err != nil {
 			return
@@ -140,7 +147,7 @@ func FuzzBatchVoucherReader(f *testing.F) {
 		if err == nil && (len(ref.Channel) != 66 || len(h) != 66) {
 			t.Fatalf("ref %+v, h %s", ref, h)
 		}
-	})
+	}
 }
 
 // BenchmarkBatchVoucher is an x402/batch-settlement/eip155 opening with the

@@ -10,6 +10,7 @@ import (
 	solanago "github.com/gagliardetto/solana-go"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -173,6 +174,12 @@ func FuzzTxReader(f *testing.F) {
 	f.Add([]byte{1, 0})
 	accepted := mustGet(signed, "accepted")
 	f.Fuzz(func(t *testing.T, w []byte) {
+		cost.Bound(t, len(w), func() { readAll(t, w, accepted) })
+	})
+}
+
+func readAll(t *testing.T, w []byte, accepted jsonv.Value) {
+	{
 		tx, ok, _ := solana.DecodeTx(w)
 		if ok {
 			m, ok := solana.DecodeMessage(tx.Message)
@@ -186,7 +193,7 @@ func FuzzTxReader(f *testing.F) {
 		_, _ = (solana.Exact{}).Bound(p)
 		_, _ = (solana.Exact{}).Inspect(p)
 		_, _ = (solana.Exact{}).Summarize(jsonv.Obj("kind", "solana-message", "network", devnet, "message", "0x"+hex.EncodeToString(w)))
-	})
+	}
 }
 
 // BenchmarkSolanaExactBuildSignFinish is x402/exact/solana with the ATR in
