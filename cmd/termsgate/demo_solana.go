@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
@@ -159,7 +161,17 @@ func demoSolana(stdout, stderr io.Writer) int {
 	seed, _ := hex.DecodeString(solanaFeeSeed)
 	seller := &solanaSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed)), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
 	seller.SetATR(demoATR)
-	srv, err := loopback.Start(seller)
+	// The buyer's reads of the chain come from a Solana JSON-RPC node (a
+	// loopback stand-in answering in the documented shapes).
+	node := &solanarpc.Node{Slot: 341000000, Blockhash: solanaBlockhash, LastValid: 320000150,
+		Mints: map[string]solanarpc.NodeMint{solanaMint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
+	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Host, "localhost") {
+			node.ServeHTTP(w, r)
+			return
+		}
+		seller.ServeHTTP(w, r)
+	}))
 	if err != nil {
 		return fail(exitFailure, "cannot start the local seller:", err)
 	}
@@ -171,9 +183,11 @@ func demoSolana(stdout, stderr io.Writer) int {
 	}
 	payer := &countingSigner{Signer: key}
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
-	// The buyer's reads of the chain: the mint's decimals and program, a
-	// recent blockhash.
-	inputs := jsonv.Obj("decimals", 6, "tokenProgram", solana.TokenProgram.String(), "recentBlockhash", solanaBlockhash)
+	rpc := &solanarpc.Client{URL: "https://localhost/", HTTP: client}
+	inputs, err := rpc.Inputs(context.Background(), solanaMint)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
 
 	const resource = "https://api.seller.example/v1/report"
 	say("termsgate demo: an x402/exact/solana seller on %s (TLS, loopback only)", srv.Listener.Addr())
@@ -202,7 +216,8 @@ func demoSolana(stdout, stderr io.Writer) int {
 		return fail(exitFailure, "no readable 402:", err)
 	}
 	say("   402: 1000 atomic units of %s on %s; extra.memo = %s", solanaMint, solanaDevnet, solana.Carrier(seller.Hash()))
-	say("2. the gate fetches the terms, compares SHA-256 with H, builds the v0 message with that memo, and signs")
+	say("2. the buyer's chain reads from a Solana JSON-RPC node (getAccountInfo of the mint, getLatestBlockhash): %s", jsonv.Marshal(inputs))
+	say("   the gate fetches the terms, compares SHA-256 with H, builds the v0 message with that memo, and signs")
 	paid, err := g.Transact(context.Background(), doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
 		return fail(exitDeclined, "not paid:", err)

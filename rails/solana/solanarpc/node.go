@@ -1,0 +1,73 @@
+package solanarpc
+
+import (
+	"encoding/base64"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/termsgate/termsgate/jsonv"
+)
+
+// Node is a small stand-in for a Solana JSON-RPC endpoint answering
+// getLatestBlockhash and getAccountInfo in the documented shapes from
+// values it holds: for the demo and the tests, which run offline. Any
+// other method is the JSON-RPC method-not-found error.
+type Node struct {
+	mu        sync.Mutex
+	Slot      uint64
+	Blockhash string
+	LastValid uint64
+	Mints     map[string]NodeMint // mint address → account
+	Calls     atomic.Int64
+}
+
+// NodeMint is a mint account the node holds.
+type NodeMint struct {
+	Owner    string // the token program
+	Decimals byte
+}
+
+func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n.Calls.Add(1)
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	v, err := jsonv.Parse(raw)
+	o, _ := jsonv.AsObject(v)
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil || r.Method != http.MethodPost || o == nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	id, _ := o.Get("id")
+	method, _ := o.GetString("method")
+	pv, _ := o.Get("params")
+	params, _ := jsonv.AsArray(pv)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ctx := jsonv.Obj("apiVersion", "2.2.0", "slot", n.Slot)
+	answer := func(result jsonv.Value) {
+		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("jsonrpc", "2.0", "result", result, "id", id)))
+	}
+	switch method {
+	case "getLatestBlockhash":
+		answer(jsonv.Obj("context", ctx, "value", jsonv.Obj("blockhash", n.Blockhash, "lastValidBlockHeight", n.LastValid)))
+	case "getAccountInfo":
+		addr := ""
+		if len(params) > 0 {
+			addr, _ = params[0].(string)
+		}
+		m, ok := n.Mints[addr]
+		if !ok {
+			answer(jsonv.Obj("context", ctx, "value", nil))
+			return
+		}
+		data := make([]byte, 82)
+		data[44], data[45] = m.Decimals, 1
+		answer(jsonv.Obj("context", ctx, "value", jsonv.Obj(
+			"data", []jsonv.Value{base64.StdEncoding.EncodeToString(data), "base64"},
+			"executable", false, "lamports", 1461600, "owner", m.Owner, "rentEpoch", 18446744073709551615.0, "space", 82)))
+	default:
+		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("jsonrpc", "2.0", "error", jsonv.Obj("code", -32601, "message", "Method not found"), "id", id)))
+	}
+}
