@@ -76,6 +76,7 @@ type payFlags struct {
 	state                *string
 	xrpl                 *xrplFlags
 	stellar              *stellarFlags
+	solana               *solanaFlags
 }
 
 type headerList []string
@@ -94,6 +95,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	f.keys = addKeyFlags(fs)
 	f.xrpl = addXRPLFlags(fs)
 	f.stellar = addStellarFlags(fs)
+	f.solana = addSolanaFlags(fs)
 	f.state = addStateFlag(fs)
 	fs.StringVar(&f.method, "X", "", "the HTTP method (default GET, or POST with -d)")
 	fs.StringVar(&f.data, "d", "", "the request body, sent byte for byte")
@@ -258,7 +260,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		t.Policy = policy
 	}
 	t.Inputs = f.xrpl.inputs(s, payClient(f.allowPrivate))
-	t.InputsFor = f.stellar.inputsFor(payClient(f.allowPrivate))
+	t.InputsFor = f.solana.inputsFor(payClient(f.allowPrivate), f.stellar.inputsFor(payClient(f.allowPrivate)))
 	if store != nil {
 		t.Journal = ledger.Journal(store)
 	}

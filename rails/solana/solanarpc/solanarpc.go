@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -145,4 +146,31 @@ func (c *Client) Inputs(ctx context.Context, mint string) (*jsonv.Object, error)
 		return nil, err
 	}
 	return jsonv.Obj("decimals", decimals, "tokenProgram", program, "recentBlockhash", bh), nil
+}
+
+// InputsFor is pay.Transport.InputsFor for x402/exact/solana: the inputs
+// for the mint of the first option on the account's network in doc. Any
+// other pairing, or a document the pairing does not read, has none (nil,
+// nil): the gate then declines the offer on its own terms.
+func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
+	if pairing != solana.ExactID {
+		return nil, nil
+	}
+	read, err := solana.Exact{}.Read(doc)
+	if err != nil {
+		return nil, nil
+	}
+	_, network, ok := strings.Cut(account, ":")
+	network, _, ok2 := strings.Cut(network, ":")
+	if !ok || !ok2 {
+		return nil, nil
+	}
+	for _, v := range read.Options {
+		o, _ := jsonv.AsObject(v)
+		if n, _ := o.GetString("network"); n == "solana:"+network {
+			mint, _ := o.GetString("asset")
+			return c.Inputs(ctx, mint)
+		}
+	}
+	return nil, nil
 }

@@ -70,3 +70,31 @@ func TestHostileAnswers(t *testing.T) {
 		t.Fatalf("short mint data: %v", err)
 	}
 }
+
+func TestInputsForTheOffer(t *testing.T) {
+	node := &solanarpc.Node{Blockhash: blockhash, LastValid: 1, Mints: map[string]solanarpc.NodeMint{mint: {Owner: token, Decimals: 6}}}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	c := &solanarpc.Client{URL: srv.URL, HTTP: srv.Client()}
+	doc, _ := jsonv.Parse([]byte(`{"x402Version":2,"accepts":[{"scheme":"exact","network":"solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1","amount":"1000","asset":"` + mint +
+		`","payTo":"2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4","maxTimeoutSeconds":60,"extra":{"feePayer":"9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu"}}],` +
+		`"extensions":{"legalContext":{"info":{"type":"sha256","value":"0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","legalContextUrl":"https://atr.seller.example/x"}}}}`))
+	account := "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9"
+	in, err := c.InputsFor(context.Background(), "x402/exact/solana", doc, account)
+	if err != nil || in == nil {
+		t.Fatalf("%v %v", in, err)
+	}
+	if d, _ := in.Get("decimals"); d != jsonv.Number(6) {
+		t.Fatalf("inputs %s", jsonv.Marshal(in))
+	}
+	// Another pairing, another network: none, and the node is not asked.
+	calls := node.Calls.Load()
+	for _, c2 := range [][2]string{{"x402/exact/eip155/eip3009", account}, {"x402/exact/solana", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9"}} {
+		if in, err := c.InputsFor(context.Background(), c2[0], doc, c2[1]); in != nil || err != nil {
+			t.Fatalf("%v: %v %v", c2, in, err)
+		}
+	}
+	if node.Calls.Load() != calls {
+		t.Fatal("the node was asked for an offer it has no inputs for")
+	}
+}
