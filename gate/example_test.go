@@ -7,25 +7,27 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/x402seller"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
+	"github.com/termsgate/termsgate/termsgatetest"
 )
 
 // A Go service pays a seller's 402 through the gate: the terms are fetched
 // and compared with the advertised hash before the wallet is asked to sign,
-// and the signed EIP-3009 nonce is that hash. (The seller here is a local TLS
-// server; with a real one, pass your own *http.Client.)
+// and the signed EIP-3009 nonce is that hash. (The seller here is a
+// termsgatetest seller on loopback TLS; with a real one, pass your own
+// *http.Client.)
 func Example() {
-	seller := x402seller.New([]byte(`{"terms":"one report, 0.01 USDC"}`), []byte("the report"))
-	srv, _ := loopback.Start(seller)
-	defer srv.Close()
-	client := srv.Client()
+	seller, err := termsgatetest.Start(termsgatetest.Config{ATR: []byte(`{"terms":"one report, 0.01 USDC"}`), Body: []byte("the report")})
+	if err != nil {
+		panic(err)
+	}
+	defer seller.Close()
+	client := seller.Client()
 
 	// The seller answers 402 with PAYMENT-REQUIRED.
-	resp, _ := client.Get(seller.ResourceURL())
+	resp, _ := client.Get(seller.URL)
 	resp.Body.Close()
 	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 	if err != nil {
@@ -43,7 +45,7 @@ func Example() {
 	fmt.Println("agreed to", len(paid.Bytes), "bytes of terms with hash", paid.H)
 
 	// Present the payment.
-	req, _ := http.NewRequest(http.MethodGet, seller.ResourceURL(), nil)
+	req, _ := http.NewRequest(http.MethodGet, seller.URL, nil)
 	req.Header.Set("PAYMENT-SIGNATURE", x402.EncodeHeader(paid.Signed))
 	resp, _ = client.Do(req)
 	resp.Body.Close()

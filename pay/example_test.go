@@ -11,25 +11,22 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/x402seller"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/signer"
+	"github.com/termsgate/termsgate/termsgatetest"
 )
 
-// A paying client for an x402 v2 seller. The seller here runs on loopback
-// TLS (certificates for api.seller.example and atr.seller.example); against
-// a real seller, leave Base and Gate nil: then the ATR is fetched only from
-// public addresses.
+// A paying client for an x402 v2 seller. The seller here is a termsgatetest
+// seller on loopback TLS; against a real seller, leave Base and Gate nil:
+// then the ATR is fetched only from public addresses.
 func ExampleTransport() {
 	terms := []byte(`{"atrVersion":"1","note":"the seller's terms"}`)
-	seller := x402seller.New(terms, []byte("the paid report"))
-	srv, err := loopback.Start(seller)
+	seller, err := termsgatetest.Start(termsgatetest.Config{ATR: terms, Body: []byte("the paid report")})
 	if err != nil {
 		panic(err)
 	}
-	defer srv.Close()
-	base := srv.Transport()
+	defer seller.Close()
+	base := seller.Transport()
 
 	wallet, _ := signer.FromHex(signer.AnvilKey, "eip155:84532") // a public test key
 	policy, err := pay.NewPolicy(pay.PolicyConfig{
@@ -57,7 +54,7 @@ func ExampleTransport() {
 		},
 	})
 
-	resp, err := client.Get(seller.ResourceURL())
+	resp, err := client.Get(seller.URL)
 	var d *gate.Decline
 	if errors.As(err, &d) {
 		fmt.Println("declined, nothing signed:", d.Code, d.Detail)

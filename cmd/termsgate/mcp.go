@@ -57,6 +57,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	keys := addKeyFlags(fs)
 	limits := addLimitFlags(fs)
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
+	ca := addCAFlag(fs)
 	httpAddr := new(string)
 	fs.Var(addrFlag{httpAddr}, "http", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address that is not loopback")
@@ -73,7 +74,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "mcp", errors.New("--allow-remote and --token-file go with --http"))
 	}
 
-	cfg := mcpserver.Config{Client: atr.NewClient(*allowPrivate), Version: version()}
+	cfg := mcpserver.Config{Client: ca.apply(atr.NewClient(*allowPrivate)), Version: version()}
 	if keys.devKey || keys.keyFile != "" {
 		policy, err := limits.forKey(keys, keys.network)
 		if err != nil {

@@ -72,6 +72,7 @@ type payFlags struct {
 	allowPrivate, dryRun bool
 	allowHTTP            bool
 	verbose              bool
+	ca                   *caFlag
 	url                  string
 	state                *string
 	xrpl                 *xrplFlags
@@ -108,6 +109,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.BoolVar(&f.allowHTTP, "allow-http", false, "pay a 402 that came over plain http, asked for or redirected to (local development only)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed, no payment sent")
 	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
+	f.ca = addCAFlag(fs)
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "the limit on the whole exchange")
 	return f
 }
@@ -247,7 +249,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "termsgate: WARNING: plain http: anyone on the path can read the payment and the response")
 	}
 
-	hc := payClient(f.allowPrivate)
+	hc := f.ca.applyClient(payClient(f.allowPrivate))
 	t := &pay.Transport{
 		Base:   timedTransport{hc.Transport, steps},
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
@@ -259,8 +261,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if policy != nil { // not a typed nil in the interface
 		t.Policy = policy
 	}
-	t.Inputs = f.xrpl.inputs(s, payClient(f.allowPrivate))
-	t.InputsFor = f.solana.inputsFor(payClient(f.allowPrivate), f.stellar.inputsFor(payClient(f.allowPrivate)))
+	rpc := f.ca.applyClient(payClient(f.allowPrivate)) // the chains' RPCs, trusting --ca-file too
+	t.Inputs = f.xrpl.inputs(s, rpc)
+	t.InputsFor = f.solana.inputsFor(rpc, f.stellar.inputsFor(rpc))
 	if store != nil {
 		t.Journal = ledger.Journal(store)
 	}
@@ -293,6 +296,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return code
 		}
 		fmt.Fprintln(stderr, "termsgate pay:", err)
+		if h := hintFor(err); h != "" {
+			fmt.Fprintf(stderr, "termsgate: hint: %s\n", h)
+		}
 		var se *pay.SendError
 		if errors.As(err, &se) {
 			// Signed, maybe delivered: never sign again; present this one.

@@ -27,7 +27,8 @@ import (
 // in place of A), wallet.json (a key file under
 // the passphrase in pass) and $AHASH.
 //
-// "exits N command args..." runs a command and fails unless it exits N.
+// "exits N command args..." runs a command and fails unless it exits N;
+// "waitfile FILE" waits for a background command to write FILE.
 func TestScripts(t *testing.T) {
 	doc, a, account, b6sig := buyerFixture(t)
 	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
@@ -82,6 +83,19 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// "waitfile FILE" waits up to 20 s for a background command to
+			// write FILE.
+			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: waitfile FILE")
+				}
+				for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+					if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+						return
+					}
+				}
+				ts.Fatalf("%s did not appear", args[0])
+			},
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
 					ts.Fatalf("usage: exits CODE command [args...]")

@@ -47,6 +47,7 @@ type stepsFlags struct {
 	pairing      string
 	allowPrivate bool
 	verbose      bool
+	ca           *caFlag
 }
 
 func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
@@ -60,8 +61,13 @@ func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
 	f.fs.Var(pairingFlag{&f.pairing}, "pairing", "the pairing id (known: "+strings.Join(all.Default().IDs(), ", ")+")")
 	f.fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	f.fs.BoolVar(&f.verbose, "v", false, "log each step with its time to standard error")
+	f.ca = addCAFlag(f.fs)
 	return f
 }
+
+// client is the network the step fetches over: public addresses only unless
+// --allow-private, trusting --ca-file's certificates too.
+func (f *stepsFlags) client() atr.Doer { return f.ca.apply(stepsClient(f.allowPrivate)) }
 
 // run calls the gate with ctx, reporting its steps to stderr (-v, and
 // progress on a terminal).
@@ -72,7 +78,7 @@ func (f *stepsFlags) run(ctx context.Context, stderr io.Writer, call func(contex
 }
 
 func (f *stepsFlags) gate() *gate.Gate {
-	return &gate.Gate{Fetcher: &atr.Fetcher{Client: stepsClient(f.allowPrivate)}, Now: stepsNow}
+	return &gate.Gate{Fetcher: &atr.Fetcher{Client: f.client()}, Now: stepsNow}
 }
 
 // readArg reads the file named by the one positional argument, or stdin when
@@ -197,7 +203,7 @@ func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		defer cancel()
 		steps := newStepLog(stderr, f.verbose)
 		steps.begin("fetching " + src)
-		b, err = (&atr.Fetcher{Client: stepsClient(f.allowPrivate)}).Fetch(ctx, src)
+		b, err = (&atr.Fetcher{Client: f.client()}).Fetch(ctx, src)
 		steps.done()
 	} else {
 		// A file that cannot be read is bad input (exit 2), like a bad flag.

@@ -13,7 +13,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -43,6 +46,35 @@ func Start(handler http.Handler, names ...string) (*Server, error) {
 	hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	hs.StartTLS()
 	return &Server{Server: hs, pool: pool}, nil
+}
+
+// StartOn serves handler over TLS on addr (host:port), for a seller that
+// must be reachable at a known address (termsgate seller).
+func StartOn(addr string, handler http.Handler, names ...string) (*Server, error) {
+	if len(names) == 0 {
+		names = DefaultNames
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	cert, pool, err := selfSigned(names)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	// A client that does not trust the certificate is the client's
+	// problem, not a line on the seller's terminal.
+	hs := &httptest.Server{Listener: l, Config: &http.Server{Handler: handler, ErrorLog: log.New(io.Discard, "", 0)}}
+	hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	hs.StartTLS()
+	return &Server{Server: hs, pool: pool}, nil
+}
+
+// CertificatePEM is the server's certificate, PEM-encoded: what a client
+// given it as its only authority (--ca-file) trusts.
+func (s *Server) CertificatePEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.TLS.Certificates[0].Certificate[0]})
 }
 
 // Client returns a client that trusts only this server's certificate and

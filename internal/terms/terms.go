@@ -69,18 +69,25 @@ func (r *Record) ServeATR(w http.ResponseWriter, req *http.Request) {
 }
 
 // Route sends a request for atrHost to the ATR link and one for apiHost to
-// resource: a seller is one server under two names.
+// resource: a seller is one server under two names. Host names are compared
+// without their ports. When the two names are the same (a seller on one
+// address, such as termsgate seller's localhost:8402), the link's path
+// (/<hash>) goes to the ATR and every other path to the resource.
 func (r *Record) Route(w http.ResponseWriter, req *http.Request, atrHost, apiHost string, resource http.HandlerFunc) {
-	host := req.Host
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		host = host[:i]
-	}
-	switch host {
-	case atrHost:
+	host, atrH, apiH := hostOnly(req.Host), hostOnly(atrHost), hostOnly(apiHost)
+	switch {
+	case host == atrH && (atrH != apiH || req.URL.Path == "/"+r.Hash().String()):
 		r.ServeATR(w, req)
-	case apiHost:
+	case host == apiH:
 		resource(w, req)
 	default:
 		http.NotFound(w, req)
 	}
+}
+
+func hostOnly(host string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		return host[:i]
+	}
+	return host
 }

@@ -1,0 +1,160 @@
+package main
+
+// termsgate seller: something to try every command against, on this
+// machine. It serves a seller with published terms on loopback TLS and
+// writes its certificate for the other commands' --ca-file.
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/termsgatetest"
+)
+
+func init() {
+	commands["seller"] = command{"serve a seller with published terms on loopback TLS, to try the other commands against", runSeller}
+}
+
+const sellerUsage = `seller [--addr 127.0.0.1:8402] [--mpp] [--cert-file seller.pem] [--lie] [--slow DURATION]
+
+Serves, until interrupted, a seller of one report that publishes its terms
+(an ATR) and checks every payment: an x402 seller asking 0.01 USDC on Base
+Sepolia, or with --mpp an MPP seller asking 1 pathUSD on Tempo Moderato.
+It settles nothing and moves no value. Its certificate is written to
+--cert-file; give that file to pay, confirm, transact, hash and mcp as
+--ca-file, with --allow-private (the seller is on a loopback address).
+
+--lie serves other bytes at the terms' link than the hash the offer
+advertises (the buyer must decline, hash-mismatch); --slow makes the link
+answer late (past 10 s the buyer declines, atr-unfetchable).`
+
+func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("seller", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: termsgate %s\n\nFlags:\n", sellerUsage)
+		fs.PrintDefaults()
+	}
+	addr := "127.0.0.1:8402"
+	fs.Var(addrFlag{&addr}, "addr", "the loopback address to listen on")
+	mppFlag := fs.Bool("mpp", false, "sell over MPP (a Tempo charge) instead of x402")
+	certFile := fs.String("cert-file", "seller.pem", "where to write the seller's certificate (PEM)")
+	lie := fs.Bool("lie", false, "serve other bytes at the terms' link than the advertised hash")
+	slow := fs.Duration("slow", 0, "make the terms' link answer after this long")
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		return usageError(stderr, "seller", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	cfg := termsgatetest.Config{Addr: addr}
+	if *mppFlag {
+		cfg.Protocol = termsgatetest.MPP
+	}
+	s, err := termsgatetest.Start(cfg)
+	if err != nil {
+		return usageError(stderr, "seller", err)
+	}
+	defer s.Close()
+	if err := os.WriteFile(*certFile, s.CertificatePEM(), 0o644); err != nil {
+		return usageError(stderr, "seller", err)
+	}
+	if *lie {
+		s.Lie([]byte(`{"terms":"not the terms the offer advertises"}`))
+	}
+	s.SetDelay(*slow)
+	network := "eip155:84532"
+	if *mppFlag {
+		network = "eip155:42431"
+	}
+	fmt.Fprintf(stdout, "%s\n", s.URL)
+	fmt.Fprintf(stderr, "termsgate seller: %s seller of %s (terms %s at %s); certificate in %s\n", s.Protocol(), s.URL, s.Hash(), s.ATRLink(), *certFile)
+	fmt.Fprintf(stderr, "termsgate seller: try: termsgate pay --dev-key --network %s --max-amount 1000000 --allow-private --ca-file %s %s\n", network, *certFile, s.URL)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	c := s.Counts()
+	fmt.Fprintf(stderr, "termsgate seller: %d unpaid requests, %d payments accepted, %d refused, %d fetches of the terms\n", c.Unpaid, c.Paid, c.Rejected, c.ATRFetches)
+	return exitOK
+}
+
+// caFlag is --ca-file: a PEM file of certificates to trust besides the
+// system's (a local seller's, such as termsgate seller's), read when the
+// flag is parsed.
+type caFlag struct {
+	file string
+	pool *x509.CertPool
+}
+
+func (f *caFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.file
+}
+
+func (f *caFlag) Set(s string) error {
+	b, err := os.ReadFile(s)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot read it: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(b) {
+		return errors.New("no PEM certificate in it")
+	}
+	f.file, f.pool = s, pool
+	return nil
+}
+
+func addCAFlag(fs *flag.FlagSet) *caFlag {
+	f := &caFlag{}
+	fs.Var(f, "ca-file", "also trust the certificates in this PEM file (a local seller's, such as termsgate seller's)")
+	return f
+}
+
+// apply returns d trusting the file's certificates too; d unchanged when no
+// file was given or d is not an *http.Client over an *http.Transport.
+func (f *caFlag) apply(d atr.Doer) atr.Doer {
+	if c, ok := d.(*http.Client); ok {
+		return f.applyClient(c)
+	}
+	return d
+}
+
+func (f *caFlag) applyClient(c *http.Client) *http.Client {
+	if f == nil || f.pool == nil || c == nil {
+		return c
+	}
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		return c
+	}
+	tr = tr.Clone()
+	if tr.TLSClientConfig == nil {
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	tr.TLSClientConfig.RootCAs = f.pool
+	cc := *c
+	cc.Transport = tr
+	return &cc
+}

@@ -1,0 +1,219 @@
+// Package termsgatetest provides sellers to pay in tests, in the style of
+// net/http/httptest: an x402 seller and an MPP seller that publish their
+// terms (an ATR) and check every payment they are sent, on loopback TLS with
+// a certificate made for them. Point a pay.Transport (or the gate) at one to
+// test code that pays, without a network or a chain: the sellers verify
+// signatures and hashes, and settle nothing.
+//
+// Switches make a seller misbehave the ways a buyer must survive: Lie serves
+// other bytes at the link while the offer advertises the terms' hash, and
+// SetDelay makes the link slow.
+package termsgatetest
+
+import (
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/mppseller"
+	"github.com/termsgate/termsgate/internal/x402seller"
+)
+
+// DefaultATR is the terms the sellers publish unless Config.ATR names
+// others.
+var DefaultATR = []byte(`{"atrVersion":"1","seller":"termsgatetest","terms":"Reports are for the buyer's own use."}` + "\n")
+
+// Protocol is how a seller asks to be paid.
+type Protocol string
+
+const (
+	// X402 asks for 0.01 USDC on Base Sepolia (eip155:84532) as an x402 v2
+	// exact EIP-3009 payment whose nonce is the terms' hash.
+	X402 Protocol = "x402"
+	// MPP asks for 1 pathUSD on Tempo Moderato (eip155:42431) as an MPP
+	// charge: a signed Tempo transaction whose memo binds the challenge.
+	MPP Protocol = "mpp"
+)
+
+// Config configures Start.
+type Config struct {
+	Protocol Protocol // X402 when empty
+	ATR      []byte   // DefaultATR when nil
+	Body     []byte   // what a paid request gets; a short report when nil
+	// Addr is the loopback address to listen on ("127.0.0.1:8402"); a free
+	// port on 127.0.0.1 when empty.
+	Addr string
+}
+
+// Seller is a running seller. Its resource, and the link to its terms, are
+// on its address; Client reaches and trusts it.
+type Seller struct {
+	// URL is the paid resource, https://127.0.0.1:PORT/v1/report.
+	URL string
+
+	srv      *loopback.Server
+	protocol Protocol
+	x402     *x402seller.Seller
+	mpp      *mppseller.Seller
+
+	mu    sync.Mutex
+	delay time.Duration
+}
+
+// NewSeller starts an x402 seller of DefaultATR. It panics if it cannot
+// listen, as httptest.NewServer does; call Close when done.
+func NewSeller() *Seller { return must(Start(Config{})) }
+
+// NewMPPSeller starts an MPP seller of DefaultATR.
+func NewMPPSeller() *Seller { return must(Start(Config{Protocol: MPP})) }
+
+func must(s *Seller, err error) *Seller {
+	if err != nil {
+		panic("termsgatetest: " + err.Error())
+	}
+	return s
+}
+
+// Start starts a seller as cfg says.
+func Start(cfg Config) (*Seller, error) {
+	terms, body := cfg.ATR, cfg.Body
+	if terms == nil {
+		terms = DefaultATR
+	}
+	if body == nil {
+		body = []byte(`{"report":"paid"}` + "\n")
+	}
+	addr := cfg.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	host := l.Addr().String()
+	l.Close() // StartOn listens again on the port the system picked
+	s := &Seller{protocol: cfg.Protocol}
+	var h http.Handler
+	switch cfg.Protocol {
+	case "", X402:
+		s.protocol = X402
+		s.x402 = x402seller.New(terms, body)
+		s.x402.ATRHost, s.x402.APIHost = host, host
+		h = s.x402
+	case MPP:
+		s.mpp = mppseller.New(terms, body)
+		s.mpp.ATRHost, s.mpp.APIHost = host, host
+		h = s.mpp
+	default:
+		return nil, &unknownProtocol{cfg.Protocol}
+	}
+	s.srv, err = loopback.StartOn(host, s.slow(h), "localhost")
+	if err != nil {
+		return nil, err
+	}
+	s.URL = "https://" + host + "/v1/report"
+	return s, nil
+}
+
+type unknownProtocol struct{ p Protocol }
+
+func (e *unknownProtocol) Error() string { return "unknown protocol " + string(e.p) + " (x402 or mpp)" }
+
+// slow delays the link's answers by the current delay.
+func (s *Seller) slow(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		d := s.delay
+		s.mu.Unlock()
+		if d > 0 && r.URL.Path == "/"+s.Hash() {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Close shuts the seller down.
+func (s *Seller) Close() { s.srv.Close() }
+
+// Protocol is how the seller asks to be paid.
+func (s *Seller) Protocol() Protocol { return s.protocol }
+
+// Client returns a client that trusts only the seller's certificate. Use it
+// (or Transport) for both the paid request and the ATR fetch.
+func (s *Seller) Client() *http.Client { return s.srv.Client() }
+
+// Transport is Client's transport, for a pay.Transport's Base.
+func (s *Seller) Transport() *http.Transport { return s.srv.Transport() }
+
+// CertificatePEM is the seller's certificate, PEM-encoded: the one
+// authority a client needs to trust it (termsgate's --ca-file).
+func (s *Seller) CertificatePEM() []byte { return s.srv.CertificatePEM() }
+
+// Hash is the hash of the terms the offer advertises, 0x and 64 hex digits.
+func (s *Seller) Hash() string {
+	if s.x402 != nil {
+		return s.x402.Hash().String()
+	}
+	return s.mpp.Hash().String()
+}
+
+// ATRLink is where the terms are served.
+func (s *Seller) ATRLink() string {
+	return "https://" + s.srv.Listener.Addr().String() + "/" + s.Hash()
+}
+
+// SetATR changes the terms; offers advertise the new hash from now on.
+func (s *Seller) SetATR(b []byte) {
+	if s.x402 != nil {
+		s.x402.SetATR(b)
+	} else {
+		s.mpp.SetATR(b)
+	}
+}
+
+// Lie makes the link serve b while the offer keeps advertising the hash of
+// the terms: a buyer must decline (hash-mismatch) and sign nothing. Nil
+// stops lying.
+func (s *Seller) Lie(b []byte) {
+	if s.x402 != nil {
+		s.x402.Lie(b)
+	} else {
+		s.mpp.Lie(b)
+	}
+}
+
+// SetDelay makes the link wait d before answering (0: answer at once): past
+// the buyer's fetch deadline the buyer declines (atr-unfetchable).
+func (s *Seller) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	s.delay = d
+	s.mu.Unlock()
+}
+
+// Counts is what the seller has seen.
+type Counts struct {
+	Unpaid     int64 // requests without a payment, answered 402
+	Paid       int64 // payments it verified, answered 200
+	Rejected   int64 // payments it refused
+	ATRFetches int64 // requests to the link
+}
+
+// Counts returns the seller's counters.
+func (s *Seller) Counts() Counts {
+	if s.x402 != nil {
+		return Counts{s.x402.Unpaid.Load(), s.x402.Paid.Load(), s.x402.Rejected.Load(), s.x402.ATRFetches.Load()}
+	}
+	return Counts{s.mpp.Unpaid.Load(), s.mpp.Paid.Load(), s.mpp.Rejected.Load(), s.mpp.ATRFetches.Load()}
+}
+
+// HashOf is the hash a buyer computes over terms: SHA-256 of the exact
+// bytes, 0x and 64 lowercase hex digits.
+func HashOf(terms []byte) string { return atr.Sum(terms).String() }
