@@ -104,6 +104,7 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 		return nil, err
 	}
 	s.Ledgers = (wait + 4) / 5
+	s.ValidUntil = now + s.Ledgers*NominalLedgerSeconds
 	amount, ok := mpp.Uint256(mpp.String(checked.Request, "amount"))
 	if !ok {
 		return nil, refuse(CodeAmountMismatch) // unreachable: the rail check read it

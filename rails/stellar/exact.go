@@ -57,7 +57,7 @@ func (Exact) Read(doc jsonv.Value) (rails.Read, error) { return x402.Read(doc, s
 
 // Choose takes the first served option on the account's network; the buyer
 // gives the simulated envelope and the current ledger.
-func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
+func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, now int64, _ string) (jsonv.Value, error) {
 	payer, network, ok := stellarAccount(account)
 	if !ok {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
@@ -71,8 +71,10 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int
 		if !ok {
 			return nil, rails.Refuse(codeX402InputMissing)
 		}
+		// now is kept only to state the request's deadline (grant.go); the
+		// expiration itself is counted in ledgers.
 		return jsonv.Obj("required", read.Required, "accepted", o, "payer", payer,
-			"simulatedXdr", sim, "currentLedger", ledger), nil
+			"simulatedXdr", sim, "currentLedger", ledger, "now", now), nil
 	}
 	return nil, rails.Refuse(x402.CodeNoPayableOption)
 }
@@ -167,6 +169,11 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 		return nil, err
 	}
 	s.Ledgers = (timeout + 4) / 5
+	if nv, has := c.Get("now"); has {
+		if now, ok := jsonv.AsSafeInt(nv); ok {
+			s.ValidUntil = now + s.Ledgers*NominalLedgerSeconds
+		}
+	}
 	asset, _ := accepted.GetString("asset")
 	payer, _ := c.GetString("payer")
 	if err := s.matches(payTo, asset, amount, payer); err != nil {
@@ -195,7 +202,11 @@ func (s *Signing) matches(to, asset string, amount *big.Int, payer string) error
 
 // authRequest is the stellar-auth request of a built authorization.
 func authRequest(s *Signing) rails.Request {
-	return jsonv.Obj("kind", KindAuth, "preimage", "0x"+hexOf(s.Preimage), "ledgers", s.Ledgers)
+	r := jsonv.Obj("kind", KindAuth, "preimage", "0x"+hexOf(s.Preimage))
+	if s.ValidUntil > 0 {
+		r.Set("validUntil", jsonv.Number(s.ValidUntil))
+	}
+	return r
 }
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {

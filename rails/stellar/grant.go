@@ -37,12 +37,12 @@ func summarize(req rails.Request) (rails.Grant, error) {
 		Network: a.Network, Asset: a.Asset, Decimals: -1, Amount: a.Amount,
 		Payer: a.From, Payee: a.To,
 	}
-	if lv, has := req.Get("ledgers"); has {
-		n, ok := jsonv.AsSafeInt(lv)
-		if !ok || n > int64(a.Expiration) {
+	if v, has := req.Get("validUntil"); has {
+		u, ok := jsonv.AsSafeInt(v)
+		if !ok || u == 0 {
 			return rails.Grant{}, refuse(CodeTxMalformed)
 		}
-		g.PayableUntil = time.Now().Add(time.Duration(n) * NominalLedgerSeconds * time.Second)
+		g.PayableUntil = time.Unix(u, 0)
 	}
 	return g, nil
 }

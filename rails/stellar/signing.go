@@ -14,9 +14,12 @@ type Signing struct {
 	Network  string
 	Preimage []byte
 	// Ledgers is how many ledgers past the buyer's current ledger the
-	// authorization stays valid: the request states it so that a spend
-	// policy can bound how long a signature is payable (grant.go).
-	Ledgers int64
+	// authorization stays valid, and ValidUntil (Unix seconds, 0 when the
+	// build had no clock) the end of that at the nominal close time: the
+	// request states it so that a spend policy can bound how long a
+	// signature is payable (grant.go).
+	Ledgers    int64
+	ValidUntil int64
 }
 
 // SigningFor builds the authorization of a simulated envelope (docs/stellar.md,

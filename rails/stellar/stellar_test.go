@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -220,7 +219,7 @@ func TestExactSummarizeAndInspect(t *testing.T) {
 	h := atr.Sum([]byte("abc"))
 	p := stellar.Exact{}
 	choice := jsonv.Obj("required", required, "accepted", accepted, "payer", "GBXHUHG5FGYLPD6RHL2MKWMP572O6KUXCZXDZJXS4T57ZTMAKBN7DWXN",
-		"simulatedXdr", vectorString(t, "x402-exact-stellar.json", "V2", "simulatedXdr"), "currentLedger", 988)
+		"simulatedXdr", vectorString(t, "x402-exact-stellar.json", "V2", "simulatedXdr"), "currentLedger", 988, "now", 1790000000)
 	u, err := p.Build(choice, nil, h)
 	if err != nil {
 		t.Fatal(err)
@@ -236,16 +235,16 @@ func TestExactSummarizeAndInspect(t *testing.T) {
 		g.Payer != "GBXHUHG5FGYLPD6RHL2MKWMP572O6KUXCZXDZJXS4T57ZTMAKBN7DWXN" {
 		t.Fatalf("grant %+v", g)
 	}
-	// maxTimeoutSeconds 60: twelve ledgers of 5 s from now.
-	if left := time.Until(g.PayableUntil); left < 55*time.Second || left > 61*time.Second {
-		t.Fatalf("payable for %s", left)
+	// maxTimeoutSeconds 60: twelve ledgers of 5 s from the choice's now.
+	if g.PayableUntil.Unix() != 1790000060 {
+		t.Fatalf("payable until %s", g.PayableUntil)
 	}
 	for _, bad := range []*jsonv.Object{
 		jsonv.Obj("kind", "eip712"),
 		jsonv.Obj("kind", stellar.KindAuth, "preimage", "0x00"),
 		jsonv.Obj("kind", stellar.KindAuth),
-		jsonv.Obj("kind", stellar.KindAuth, "preimage", str(req, "preimage"), "ledgers", -1),
-		jsonv.Obj("kind", stellar.KindAuth, "preimage", str(req, "preimage"), "ledgers", 1001),
+		jsonv.Obj("kind", stellar.KindAuth, "preimage", str(req, "preimage"), "validUntil", -1),
+		jsonv.Obj("kind", stellar.KindAuth, "preimage", str(req, "preimage"), "validUntil", "soon"),
 	} {
 		if _, err := p.Summarize(bad); err == nil {
 			t.Fatalf("summarized %s", jsonv.String(bad))
