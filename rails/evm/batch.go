@@ -57,6 +57,11 @@ var (
 	TopicDeposited = common.HexToHash("0x6c2a09353b5e75e70d0b9778b80a413809bb235d46c211811c474b3346791d89")
 
 	domainTypeHash = crypto.Keccak256([]byte("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"))
+	// The domain's name and version hashes, computed once: every channel
+	// id of every payment in a channel needs them.
+	domainNameHash    = crypto.Keccak256([]byte(batchDomainName))
+	domainVersionHash = crypto.Keccak256([]byte(batchDomainVersion))
+	contractWord      = addressWord(BatchSettlement)
 	two128         = new(big.Int).Lsh(big.NewInt(1), 128)
 	two40          = int64(1) << 40
 )
@@ -155,9 +160,7 @@ func (c ChannelConfig) Words() []byte {
 // BatchDomainSeparator is the channel contract's EIP-712 domain separator
 // on chain.
 func BatchDomainSeparator(chain int64) [32]byte {
-	return crypto.Keccak256Hash(domainTypeHash,
-		crypto.Keccak256([]byte(batchDomainName)), crypto.Keccak256([]byte(batchDomainVersion)),
-		uintWord(uint64(chain)), addressWord(BatchSettlement))
+	return crypto.Keccak256Hash(domainTypeHash, domainNameHash, domainVersionHash, uintWord(uint64(chain)), contractWord)
 }
 
 // StructHash is the configuration's EIP-712 struct hash.
