@@ -135,7 +135,8 @@ func (f fileFlag) Set(s string) error {
 	return nil
 }
 
-// addrFlag is host:port with a port from 1 to 65535 (mcp --http).
+// addrFlag is host:port with a port from 0 to 65535 (mcp --http); port 0
+// asks the system for a free port, as tests and supervisors do.
 type addrFlag struct{ p *string }
 
 func (f addrFlag) String() string {
@@ -150,8 +151,8 @@ func (f addrFlag) Set(s string) error {
 	if err != nil {
 		return errors.New("not host:port (e.g. 127.0.0.1:8402)")
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("port %q is not from 1 to 65535", port)
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not from 0 to 65535 (0 picks a free port)", port)
 	}
 	if host == "" {
 		return errors.New("no host; give one, e.g. 127.0.0.1:" + port)
