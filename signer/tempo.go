@@ -29,6 +29,7 @@ type TempoFees struct {
 	MaxPriorityFeePerGas *big.Int
 	MaxFeePerGas         *big.Int
 	GasPerCall           uint64
+	GasLimit             uint64 // when set, the transaction's gas instead of GasPerCall × calls
 	NonceKey             *big.Int
 	Nonce                uint64
 	FeeToken             *common.Address // nil: the protocol's default token
@@ -36,8 +37,9 @@ type TempoFees struct {
 
 // DefaultTempoFees suit a key with no chain at hand: an expiring nonce (key
 // 2^256−1, nonce 0), which needs no nonce lookup and is what valid_before
-// bounds; fees paid in pathUSD. The fee figures are placeholders for local
-// use; a wallet that broadcasts chooses its own.
+// bounds; fees paid in pathUSD. The fee figures are placeholders for a
+// transaction handed to someone else to broadcast (mpp/charge/tempo/memo);
+// Tempo never broadcasts with them: a broadcast needs a FeeSource.
 func DefaultTempoFees() TempoFees {
 	pathUSD := tempo.PathUSD
 	return TempoFees{
@@ -48,23 +50,41 @@ func DefaultTempoFees() TempoFees {
 
 // Broadcaster sends a signed Tempo transaction and reports its hash and, when
 // it has it, the landed receipt {transaction, blockNumber, logs} (the
-// currency's logs) that mpp/charge/tempo/push reads H back from.
+// currency's logs) that mpp/charge/tempo/push reads H back from. An error
+// with a hash means the transaction may have left (it was handed to a node):
+// the signer answers that hash, so that the payment is kept as moved and never
+// signed again. An error without one means nothing left.
+// signer/evmrpc.Node is one over JSON-RPC.
 type Broadcaster interface {
 	Broadcast(ctx context.Context, signedTx []byte) (hash string, landed jsonv.Value, err error)
 }
 
+// FeeSource chooses the fee fields of a Tempo transaction about to be signed
+// for broadcast, from the node that will carry it: tx holds the calls, the
+// chain id and the default fee token and nonce. It refuses a node of
+// another chain. signer/evmrpc.Node is one over JSON-RPC.
+type FeeSource interface {
+	TempoFees(ctx context.Context, from common.Address, tx *tempo.Tx) (TempoFees, error)
+}
+
 // Tempo is a local key signing Tempo requests with chosen fee fields and
-// handing broadcast requests to a Broadcaster; every other request goes to
-// the Local signer.
+// handing broadcast requests to a Broadcaster, with the fees a FeeSource
+// chose; every other request goes to the Local signer.
 type Tempo struct {
 	*Local
 	Fees        TempoFees
 	Broadcaster Broadcaster // nil: broadcast requests are refused
+	FeeSource   FeeSource   // nil: broadcast requests are refused
 }
 
-// NewTempo returns a Tempo signer for l with the default fees.
+// NewTempo returns a Tempo signer for l with the default fees, broadcasting
+// through b with b's fees when b is also a FeeSource (as evmrpc.Node is).
 func NewTempo(l *Local, b Broadcaster) *Tempo {
-	return &Tempo{Local: l, Fees: DefaultTempoFees(), Broadcaster: b}
+	t := &Tempo{Local: l, Fees: DefaultTempoFees(), Broadcaster: b}
+	if fs, ok := b.(FeeSource); ok {
+		t.FeeSource = fs
+	}
+	return t
 }
 
 // Sign signs req.
@@ -74,17 +94,31 @@ func (t *Tempo) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error
 	}
 	switch kind, _ := req.GetString("kind"); kind {
 	case tempo.KindTempoCall, tempo.KindTempoCalls:
-		return t.Local.signTempoCalls(ctx, req, t.Fees, t.Broadcaster)
+		return t.Local.signTempoCalls(ctx, req, t.Fees, t.FeeSource, t.Broadcaster)
 	}
 	return t.Local.Sign(ctx, req)
 }
 
 // signTempoCalls builds, signs and (when asked and able) broadcasts the
 // transaction a tempo-call or tempo-calls request names.
-func (l *Local) signTempoCalls(ctx context.Context, req rails.Request, fees TempoFees, b Broadcaster) (jsonv.Value, error) {
+func (l *Local) signTempoCalls(ctx context.Context, req rails.Request, fees TempoFees, src FeeSource, b Broadcaster) (jsonv.Value, error) {
 	tx, broadcast, err := l.tempoTx(req, fees)
 	if err != nil {
 		return nil, err
+	}
+	if broadcast {
+		// Checked before signing: a transaction that cannot be sent, or
+		// would be sent with placeholder fees, is never signed.
+		if b == nil || src == nil {
+			return nil, errors.New("signer: a broadcast needs a node (termsgate --rpc URL); Tempo transactions are never broadcast with placeholder fees")
+		}
+		chosen, err := src.TempoFees(ctx, l.address, tx)
+		if err != nil {
+			return nil, fmt.Errorf("signer: fees: %w", err)
+		}
+		if tx, _, err = l.tempoTx(req, chosen); err != nil {
+			return nil, err
+		}
 	}
 	digest, err := tx.SigningHash()
 	if err != nil {
@@ -107,6 +141,11 @@ func (l *Local) signTempoCalls(ctx context.Context, req rails.Request, fees Temp
 		return nil, errors.New("signer: this key has no way to broadcast a Tempo transaction")
 	}
 	hash, landed, err := b.Broadcast(ctx, wire)
+	if err != nil && hash != "" {
+		// It left: answer the hash, without a receipt, so that the gate keeps
+		// the payment as moved rather than anyone signing it again.
+		return jsonv.Obj("hash", hash), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("signer: broadcast: %w", err)
 	}
@@ -146,7 +185,7 @@ func (l *Local) tempoTx(req rails.Request, fees TempoFees) (*tempo.Tx, bool, err
 	}
 	tx := &tempo.Tx{
 		ChainID: big.NewInt(chain), MaxPriorityFeePerGas: fees.MaxPriorityFeePerGas, MaxFeePerGas: fees.MaxFeePerGas,
-		GasLimit: fees.GasPerCall * uint64(len(list)), NonceKey: fees.NonceKey, Nonce: fees.Nonce, FeeToken: fees.FeeToken,
+		GasLimit: gasLimit(fees, len(list)), NonceKey: fees.NonceKey, Nonce: fees.Nonce, FeeToken: fees.FeeToken,
 	}
 	for _, v := range list {
 		c, ok := jsonv.AsObject(v)
@@ -173,6 +212,13 @@ func (l *Local) tempoTx(req rails.Request, fees TempoFees) (*tempo.Tx, bool, err
 	return tx, broadcast, nil
 }
 
+func gasLimit(fees TempoFees, calls int) uint64 {
+	if fees.GasLimit != 0 {
+		return fees.GasLimit
+	}
+	return fees.GasPerCall * uint64(calls)
+}
+
 // chain is the account's chain reference.
 func (l *Local) chain() string {
 	parts := strings.Split(l.account, ":")
@@ -183,7 +229,7 @@ func (l *Local) chain() string {
 // Local key has no broadcaster, so a broadcast request is refused (use
 // Tempo for that).
 func (l *Local) signTempoCall(ctx context.Context, req rails.Request) (jsonv.Value, error) {
-	return l.signTempoCalls(ctx, req, DefaultTempoFees(), nil)
+	return l.signTempoCalls(ctx, req, DefaultTempoFees(), nil, nil)
 }
 
 // signTempoKeyAuthorization signs a key authorization's digest as is (no

@@ -28,6 +28,9 @@ func init() {
 // never parses, only hashes.
 var demoATR = mustHex("7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d")
 
+// demoBody is what the demo's seller sells.
+var demoBody = []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`)
+
 func mustHex(s string) []byte {
 	b, err := hex.DecodeString(s)
 	if err != nil {
@@ -40,8 +43,20 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	rail := fs.String("rail", "x402", "the rail to pay: x402 (x402/exact/eip155/eip3009) or mpp-tempo (mpp/charge/tempo/memo)")
+	settle := fs.Bool("settle", false, "x402 only: settle the payment on an in-process EVM (go-ethereum's simulated chain) and read H back from the landed log")
 	if err := parseFlags(fs, args); err != nil {
 		return exitUsage
+	}
+	if *settle {
+		if *rail != "x402" {
+			fmt.Fprintf(stderr, "termsgate demo: --settle settles the x402 rail, not %q\n", *rail)
+			return exitUsage
+		}
+		if settleDemo == nil {
+			fmt.Fprintln(stderr, settleHint)
+			return exitUsage
+		}
+		return settleDemo(stdout, stderr)
 	}
 	if d, ok := demos[*rail]; ok {
 		return d(stdout, stderr)
@@ -67,7 +82,7 @@ func demoNames() string {
 func demoX402(stdout, stderr io.Writer) int {
 	start := time.Now()
 	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	seller := x402seller.New(demoATR, []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`))
+	seller := x402seller.New(demoATR, demoBody)
 	srv, err := loopback.Start(seller)
 	if err != nil {
 		fmt.Fprintln(stderr, "termsgate demo: cannot start the local seller:", err)

@@ -373,6 +373,7 @@ type keyFlags struct {
 	clef, clefAccount                string
 	devKey                           bool
 	stdin                            io.Reader // where a passphrase prompt reads; nil: os.Stdin
+	rpc                              string    // rpc.go
 }
 
 func addKeyFlags(fs *flag.FlagSet) *keyFlags {
@@ -384,6 +385,7 @@ func addKeyFlags(fs *flag.FlagSet) *keyFlags {
 	fs.Var(caip2Flag{&k.network}, "network", "the signer's CAIP-2 network")
 	fs.StringVar(&k.clef, "clef", "", "sign with go-ethereum's Clef at this URL (http://localhost:8550) or IPC socket path")
 	fs.StringVar(&k.clefAccount, "clef-account", "", "the Clef account to sign with (default: the one Clef holds)")
+	k.addRPCFlag(fs)
 	return k
 }
 
@@ -403,6 +405,9 @@ var chainKeys = map[string]chainKey{}
 func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
 	namespace, _, _ := strings.Cut(k.network, ":")
 	ck, otherChain := chainKeys[namespace]
+	if err := k.checkRPC(otherChain); err != nil {
+		return nil, err
+	}
 	given := 0
 	for _, g := range []bool{k.devKey, k.keyFile != "", k.clef != ""} {
 		if g {
@@ -431,13 +436,13 @@ func (k *keyFlags) signer(stderr io.Writer) (gate.Signer, error) {
 		return ck.file(k.keyFile, pass, k.network)
 	case k.devKey:
 		fmt.Fprintln(stderr, "termsgate: WARNING: signing with the PUBLISHED Anvil development key. Anyone can spend what it holds.")
-		return signer.FromHex(signer.AnvilKey, k.network)
+		return k.withNode(signer.FromHex(signer.AnvilKey, k.network))
 	case k.keyFile != "":
 		pass, err := k.passphrase(stderr)
 		if err != nil {
 			return nil, err
 		}
-		return signer.FromKeystoreFile(k.keyFile, pass, k.network)
+		return k.withNode(signer.FromKeystoreFile(k.keyFile, pass, k.network))
 	default:
 		return nil, errors.New("no signer: give --key-file FILE (with --passphrase-file or $TERMSGATE_PASSPHRASE), --clef URL or --dev-key")
 	}

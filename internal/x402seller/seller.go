@@ -2,10 +2,12 @@
 // ATR) under the Legal Context Protocol and accepts a PAYMENT-SIGNATURE only
 // after checking it: the EIP-3009 signature recovers to the payer, the nonce
 // is SHA-256 of the ATR it serves, and amount, payee, token and network are
-// the ones it offered. The demo and the tests pay it; it settles nothing.
+// the ones it offered. The demo and the tests pay it; it settles only when
+// given a Settler (the settlement tests and `termsgate demo --settle`).
 package x402seller
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -29,6 +31,10 @@ type Seller struct {
 	Option           *jsonv.Object // the one x402 option offered
 	Body             []byte        // what a paid request gets
 	Now              func() time.Time
+	// Settler, when set, settles each verified payment before the resource
+	// is served, as a facilitator does, and returns the settling
+	// transaction's hash; an error refuses the payment.
+	Settler func(ctx context.Context, payment *jsonv.Object) (tx string, err error)
 
 	// The published terms: SetATR, Lie, Hash and the ATRFetches counter.
 	terms.Record
@@ -101,6 +107,13 @@ func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	payer, err := s.verify(header)
+	tx := "0x" + strings.Repeat("00", 32)
+	if err == nil && s.Settler != nil {
+		p, _ := x402.DecodeHeader(header) // verify read it
+		if tx, err = s.Settler(r.Context(), p); err != nil {
+			err = fmt.Errorf("settlement failed: %w", err)
+		}
+	}
 	if err != nil {
 		s.Rejected.Add(1)
 		s.mu.Lock()
@@ -110,7 +123,7 @@ func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Paid.Add(1)
-	resp := jsonv.Obj("success", true, "transaction", "0x"+strings.Repeat("00", 32), "network", s.network(), "payer", payer)
+	resp := jsonv.Obj("success", true, "transaction", tx, "network", s.network(), "payer", payer)
 	w.Header().Set("PAYMENT-RESPONSE", x402.EncodeHeader(resp))
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(s.Body)

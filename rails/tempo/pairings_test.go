@@ -211,6 +211,11 @@ type landing struct {
 	sent           int
 }
 
+// TempoFees makes landing the signer's fee source too: a broadcast needs one.
+func (*landing) TempoFees(context.Context, common.Address, *tempo.Tx) (signer.TempoFees, error) {
+	return signer.DefaultTempoFees(), nil
+}
+
 func (l *landing) Broadcast(_ context.Context, wire []byte) (string, jsonv.Value, error) {
 	l.sent++
 	tx, err := tempo.DecodeTx(wire)
