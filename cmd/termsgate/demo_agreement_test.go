@@ -35,3 +35,19 @@ func TestDemoSolanaPaysEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// The batch demo: the opening in one signer call, a voucher inside the
+// channel in one more, both accepted by a seller that recovers every
+// signature; other terms' hash declined unsigned.
+func TestDemoBatchPaysEndToEnd(t *testing.T) {
+	code, out, errs := runCLI(t, "", "demo", "--rail", "batch")
+	if code != exitOK {
+		t.Fatalf("demo exit %d: %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{"signer calls: 1, a batch", "recomputed the channel id from H: 200", "charged 2000 of 2000 signed",
+		"declined hash-mismatch", "signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

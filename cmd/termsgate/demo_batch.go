@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/terms"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/signer"
+)
+
+func init() { demos["batch"] = demoBatch }
+
+// batchSeller sells each request for 1000 units under
+// x402/batch-settlement/eip155 and checks what a settling chain would: the
+// channel id is the EIP-712 hash of a configuration whose salt is the hash
+// of the terms it serves; the deposit's ReceiveWithAuthorization recovers to
+// the payer, with the nonce the channel id commits; every voucher recovers
+// to the payer's authorizer and raises the claimable amount by the price.
+type batchSeller struct {
+	terms.Record
+	mu        sync.Mutex
+	claimable map[string]*big.Int // channel id → largest voucher seen
+	authz     map[string]string   // channel id → payer authorizer
+	lastErr   error
+}
+
+var batchOption = func() *jsonv.Object {
+	return jsonv.Obj("scheme", "batch-settlement", "network", "eip155:84532", "amount", "1000",
+		"asset", "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "payTo", "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+		"maxTimeoutSeconds", 3600, "extra", jsonv.Obj("receiverAuthorizer", "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+			"withdrawDelay", 900, "name", "USDC", "version", "2"))
+}
+
+func (s *batchSeller) required() (*jsonv.Object, error) {
+	h := s.Hash()
+	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://api.seller.example/v1/stream"), "accepts", []jsonv.Value{batchOption()})
+	return x402.Advertise(doc, h, "https://atr.seller.example/"+h.String(), "")
+}
+
+func (s *batchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
+		if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
+			err := s.accept(header)
+			s.mu.Lock()
+			s.lastErr = err
+			s.mu.Unlock()
+			if err == nil {
+				_, _ = w.Write([]byte(`{"tick":"ETH/USD 3150.42"}`))
+				return
+			}
+		}
+		doc, err := s.required()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
+		w.WriteHeader(http.StatusPaymentRequired)
+	})
+}
+
+func recovers(td *jsonv.Object, sig string) (string, error) {
+	d, err := evm.TypedDataDigest(td)
+	if err != nil {
+		return "", err
+	}
+	raw, ok := evm.HexBytes(sig)
+	if !ok {
+		return "", errors.New("a signature is not hex")
+	}
+	who, err := evm.Recover(d, raw)
+	return who.Hex(), err
+}
+
+func (s *batchSeller) accept(header string) error {
+	payment, err := x402.DecodeHeader(header)
+	if err != nil {
+		return err
+	}
+	p := evm.Batch{}
+	kind, err := p.ChannelKind(payment)
+	if err != nil {
+		return err
+	}
+	h, err := p.BoundWithin(payment) // the salt, once the configuration hashes to the voucher's channel
+	if err != nil {
+		return err
+	}
+	if !atr.EqualText(h, s.Hash()) {
+		return errors.New("the channel's salt is not the hash of these terms")
+	}
+	ref, _ := p.ChannelRef(payment)
+	payload, _ := payment.GetObject("payload")
+	config, _ := payload.GetObject("channelConfig")
+	voucher, _ := payload.GetObject("voucher")
+	amount, _ := voucher.GetString("maxClaimableAmount")
+	sig, _ := voucher.GetString("signature")
+	authorizer, _ := config.GetString("payerAuthorizer")
+	who, err := recovers(evm.VoucherTypedData(84532, ref.Channel, amount), sig)
+	if err != nil || !strings.EqualFold(who, authorizer) {
+		return errors.New("the voucher is not the payer's authorizer's")
+	}
+	claim, _ := new(big.Int).SetString(amount, 10)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch kind {
+	case "open":
+		if _, err := p.Bound(payment); err != nil {
+			return err
+		}
+		deposit, _ := payload.GetObject("deposit")
+		value, _ := deposit.GetString("amount")
+		auth, _ := deposit.GetObject("authorization")
+		e, ok := auth.GetObject("erc3009Authorization")
+		if !ok {
+			return errors.New("this seller takes EIP-3009 deposits")
+		}
+		validBefore, _ := e.GetString("validBefore")
+		saltText, _ := e.GetString("salt")
+		depSig, _ := e.GetString("signature")
+		payer, _ := config.GetString("payer")
+		var channel, salt [32]byte
+		c, _ := evm.HexBytes(ref.Channel)
+		b, _ := evm.HexBytes(saltText)
+		copy(channel[:], c)
+		copy(salt[:], b)
+		nonce := evm.DepositNonce(channel, salt)
+		td := evm.ReceiveWithAuthorization("USDC", "2", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", jsonv.Obj(
+			"from", payer, "to", evm.ERC3009DepositCollector, "value", value, "validAfter", "0", "validBefore", validBefore,
+			"nonce", fmt.Sprintf("0x%x", nonce[:])))
+		if who, err := recovers(td, depSig); err != nil || !strings.EqualFold(who, payer) {
+			return errors.New("the deposit authorization is not the payer's")
+		}
+		if s.claimable == nil {
+			s.claimable, s.authz = map[string]*big.Int{}, map[string]string{}
+		}
+		s.claimable[ref.Channel], s.authz[ref.Channel] = new(big.Int), authorizer
+	case "within":
+		if _, open := s.claimable[ref.Channel]; !open {
+			return errors.New("no such channel")
+		}
+	default:
+		return errors.New("this seller takes openings and vouchers")
+	}
+	// Each request must raise the claimable amount by the price.
+	want := new(big.Int).Add(s.claimable[ref.Channel], big.NewInt(1000))
+	if claim.Cmp(want) < 0 {
+		return fmt.Errorf("the voucher allows %s, the request needs %s", claim, want)
+	}
+	s.claimable[ref.Channel] = claim
+	return nil
+}
+
+// demoBatch opens an x402/batch-settlement/eip155 channel and pays a
+// second request inside it with a voucher, each checked by the seller.
+func demoBatch(stdout, stderr io.Writer) int {
+	start := time.Now()
+	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	fail := func(code int, a ...any) int {
+		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
+		return code
+	}
+	seller := &batchSeller{}
+	seller.SetATR(demoATR)
+	srv, err := loopback.Start(seller)
+	if err != nil {
+		return fail(exitFailure, "cannot start the local seller:", err)
+	}
+	defer srv.Close()
+	client := srv.Client()
+	key, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	wallet := &countingSigner{Signer: key}
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	ctx := context.Background()
+	const resource = "https://api.seller.example/v1/stream"
+	get := func(header string) (int, *jsonv.Object, error) {
+		req, _ := http.NewRequest(http.MethodGet, resource, nil)
+		if header != "" {
+			req.Header.Set("PAYMENT-SIGNATURE", header)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		drain(resp)
+		doc, _ := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
+		return resp.StatusCode, doc, nil
+	}
+	say("termsgate demo: an x402 batch-settlement seller (%s) on %s, TLS, loopback only", evm.BatchID, srv.Listener.Addr())
+	say("payer and voucher authorizer: %s (the published Anvil development key)", key.Account())
+	say("")
+	say("1. GET %s: 402, 1000 units a request, paid from a channel", resource)
+	_, doc, err := get("")
+	if err != nil || doc == nil {
+		return fail(exitFailure, "no readable 402:", err)
+	}
+	say("2. the gate fetches the terms, compares SHA-256 with H, and opens a channel whose configuration's salt is H:")
+	inputs := jsonv.Obj("payerAuthorizer", key.Address().Hex(), "deposit", "100000")
+	opened, err := g.Transact(ctx, doc, evm.BatchID, wallet, &gate.TransactOptions{Inputs: inputs})
+	if err != nil {
+		return fail(exitDeclined, "not opened:", err)
+	}
+	hold, err := g.OpenChannel(opened.Bytes, evm.BatchID, opened.Signed, nil)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	say("   signer calls: %d, a batch: the deposit (EIP-3009 ReceiveWithAuthorization of 100000) and the first voucher (1000)", wallet.n)
+	say("   channel %s (its EIP-712 id commits to H = %s)", hold.Channel, hold.H)
+	status, _, err := get(x402.EncodeHeader(opened.Signed))
+	if err != nil || status != http.StatusOK {
+		return fail(exitFailure, "the seller refused the opening:", seller.lastErr)
+	}
+	say("   the seller recovered both signatures and recomputed the channel id from H: 200")
+	hold, _ = gate.RecordCharge(hold, "1000")
+	say("3. the next request: 402 again; Within signs a voucher for 2000 in the held channel, nothing fetched")
+	_, doc, _ = get("")
+	before := wallet.n
+	next, err := g.Within(ctx, doc, hold, evm.BatchID, wallet, nil, nil)
+	if err != nil {
+		return fail(exitDeclined, "no voucher:", err)
+	}
+	status, _, err = get(x402.EncodeHeader(next.Signed))
+	if err != nil || status != http.StatusOK {
+		return fail(exitFailure, "the seller refused the voucher:", seller.lastErr)
+	}
+	hold, _ = gate.RecordCharge(next.Hold, "2000")
+	say("   signer calls: %d; the seller recovered the voucher to the authorizer and answered 200; charged %s of %s signed", wallet.n-before, hold.Charged, hold.SignedMax)
+	say("4. the seller's next 402 advertises other terms' hash")
+	seller.SetATR(append(append([]byte(nil), demoATR...), ' '))
+	_, doc, _ = get("")
+	before = wallet.n
+	_, err = g.Within(ctx, doc, hold, evm.BatchID, wallet, nil, nil)
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
+		return fail(exitFailure, "the changed terms were not declined:", err)
+	}
+	say("   declined %s (%s); signer calls for it: %d", d.Code, d.Detail, wallet.n-before)
+	say("")
+	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
+	return exitOK
+}
