@@ -33,7 +33,7 @@ type bench struct {
 
 // newBench serves body at the link of a document advertising its hash, over
 // keep-alive loopback TLS.
-func newBench(b *testing.B, body []byte) *bench {
+func newBench(b testing.TB, body []byte) *bench {
 	b.Helper()
 	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))

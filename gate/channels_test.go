@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
@@ -112,7 +113,7 @@ func opening(t testing.TB, g *gate.Gate) *jsonv.Object {
 // held opens a channel and returns the gate, the hold and the opening.
 func held(t testing.TB) (*gate.Gate, *gate.Hold, *jsonv.Object) {
 	t.Helper()
-	g := &gate.Gate{}
+	g := &gate.Gate{Now: func() time.Time { return time.Unix(1790000000, 0) }} // before the challenge expires
 	o := opening(t, g)
 	hold, err := g.OpenChannel(abc, sessionID, o, nil)
 	if err != nil {

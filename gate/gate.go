@@ -263,6 +263,12 @@ type Finished struct {
 // run in another process) and releases it only if what was signed carries the
 // hash of bytes (docs/protocol.md, "Confirm, finish, check"). For a multi-step payment pass every
 // answer so far, in order, as a []jsonv.Value.
+//
+// A signature whose signer is recoverable (a 65-byte EIP-712 signature, a
+// signed Tempo transaction, a key authorization's signature) must recover to
+// the address the choice names, and the payment's deadline must not have
+// passed (g.Now): else signer-failed, DetailSignerNotAccount or
+// DetailWindowClosed, and nothing is returned.
 func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
 	p, d := g.lookup(pairing)
 	if d != nil {
@@ -271,7 +277,17 @@ func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signatu
 	if len(bytes) > atr.MaxBytes {
 		return nil, decline(ATRTooLarge, DetailTooLarge)
 	}
-	return finish(p, bytes, atr.Sum(bytes), chosen, signature)
+	h := atr.Sum(bytes)
+	f, err := finish(p, bytes, h, chosen, signature)
+	if err != nil {
+		return nil, err
+	}
+	// A signature made elsewhere: it must be the chosen account's, and
+	// still valid (docs/mcp.md, "Finish checks the signature").
+	if d := checkFinished(p, chosen, bytes, h, signature, g.now()); d != nil {
+		return nil, d
+	}
+	return f, nil
 }
 
 // finish is Finish with the hash of bytes already computed: Transact hashed

@@ -76,7 +76,7 @@ func openSession(t *testing.T, key *signer.Local) (gate.PaymentSummary, *gate.Ho
 	u, _ := p.Build(choice, abc, atr.Sum(abc))
 	funding, _ := p.Request(u)
 	ctx := context.Background()
-	g := &gate.Gate{}
+	g := &gate.Gate{Now: func() time.Time { return time.Unix(1790000000, 0) }} // before the challenge expires
 	tx, _ := key.Sign(ctx, funding)
 	next, err := g.Finish(abc, tempo.SessionID, chosen, tx)
 	if err != nil || next.Next == nil {

@@ -32,7 +32,9 @@ import (
 func TestScripts(t *testing.T) {
 	doc, a, account, b6sig := buyerFixture(t)
 	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
-	defer func() { stepsNow = time.Now }()
+	// Cleanup, not defer: testscript runs the scripts as parallel subtests,
+	// which run after this function returns.
+	t.Cleanup(func() { stepsNow = time.Now })
 	code, confirmed, errs := runCLI(t, jsonv.String(doc), "confirm", "--account", account)
 	if code != exitOK {
 		t.Fatalf("confirm: %d %s", code, errs)
@@ -63,6 +65,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(e *testscript.Env) error {
+			e.Setenv(scriptNowEnv, "1790000000")
 			files := map[string][]byte{
 				"a.atr":       a,
 				"c.atr":       changed,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +23,19 @@ import (
 //
 // It also makes the test binary the termsgate command for the script tests
 // (script_test.go), as testscript runs it.
+// scriptNowEnv pins the clock of the command a script runs (Unix seconds).
+const scriptNowEnv = "TERMSGATE_TEST_NOW"
+
 func TestMain(m *testing.M) {
 	os.Setenv(stateEnv, stateMemory)
 	testscript.Main(m, map[string]func(){
-		"termsgate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"termsgate": func() {
+			// The scripts' fixtures are the vectors': their clock too.
+			if now, err := strconv.ParseInt(os.Getenv(scriptNowEnv), 10, 64); err == nil {
+				stepsNow = func() time.Time { return time.Unix(now, 0) }
+			}
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 
