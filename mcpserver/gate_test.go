@@ -64,7 +64,10 @@ func TestConfirmSignFinishB6(t *testing.T) {
 		t.Fatalf("signature %v, want B6's", sig)
 	}
 
-	other := connectBinary(t, nil)
+	// Another server instance finishes it (nothing is shared but chosen),
+	// on the vectors' clock: Finish declines a payment whose validBefore
+	// has passed, and B6's is the vectors' time plus 60 s.
+	other := connectHTTP(t, newServer(t, f, nil, mcpserver.Config{}), nil)
 	listTools(t, other)
 	finishArgs := jsonv.Obj("pairing", pairing, "atr", strAt(t, c, "atr", "base64"), "chosen", valueAt(t, c, "chosen"), "signature", sig)
 	fin := wantOK(t, call(t, other, "atr_finish", finishArgs))
