@@ -26,7 +26,7 @@ func init() {
 }
 
 const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
-                [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2]
+                [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2] [--rpc URL]
                 [--max-amount N [--budget N] [--asset A] [--payee A] [--max-payable D]]
                 [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
 
