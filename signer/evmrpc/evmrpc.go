@@ -63,7 +63,6 @@ type Node struct {
 	// CallTimeout bounds each call; Wait bounds receipt polling after a send;
 	// Poll is the time between receipt reads. Zero: the defaults.
 	CallTimeout, Wait, Poll time.Duration
-	network                 string // "eip155:<chain id>", once read
 }
 
 // Dial returns a Node for an http or https URL. It does not connect until
