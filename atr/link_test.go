@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/termsgate/termsgate/internal/cost"
 )
 
 // label returns a valid DNS label of n characters.
@@ -243,20 +245,22 @@ func FuzzCheckLink(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v := CheckLink(s)
-		if v != LinkOK && v != LinkOtherScheme && v != LinkMalformed {
-			t.Fatalf("verdict %d", v)
-		}
-		if v == LinkOK {
-			if !IsHTTPSLink(s) || UTF16Len(s) > MaxLinkUnits {
-				t.Fatalf("OK for %q but rule %v, %d units", s, IsHTTPSLink(s), UTF16Len(s))
+		cost.Bound(t, len(s), func() {
+			v := CheckLink(s)
+			if v != LinkOK && v != LinkOtherScheme && v != LinkMalformed {
+				t.Fatalf("verdict %d", v)
 			}
-			if _, ok := requestURL(s); !ok {
-				t.Fatalf("OK for %q but no request URL", s)
+			if v == LinkOK {
+				if !IsHTTPSLink(s) || UTF16Len(s) > MaxLinkUnits {
+					t.Fatalf("OK for %q but rule %v, %d units", s, IsHTTPSLink(s), UTF16Len(s))
+				}
+				if _, ok := requestURL(s); !ok {
+					t.Fatalf("OK for %q but no request URL", s)
+				}
 			}
-		}
-		if v == LinkOtherScheme && IsHTTPSLink(s) {
-			t.Fatalf("other-scheme for an https link %q", s)
-		}
+			if v == LinkOtherScheme && IsHTTPSLink(s) {
+				t.Fatalf("other-scheme for an https link %q", s)
+			}
+		})
 	})
 }

@@ -61,12 +61,19 @@ func TestParseObjectLinear(t *testing.T) {
 		}
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	c := cost.Cheapest(9, parse(small), parse(large))
-	cs, cl := c[0], c[1]
-	t.Logf("CPU time: 5k members %v, 20k members %v (×%.1f)", cs, cl, float64(cl)/float64(cs))
-	if cl >= 8*cs {
-		t.Fatalf("4× the members took %.1f× the CPU time (5k: %v, 20k: %v): superlinear", float64(cl)/float64(cs), cs, cl)
+	// Memory traffic from other processes on a shared machine can inflate
+	// one measurement; a quadratic parse (×16) fails every attempt.
+	var ratios []float64
+	for range 3 {
+		c := cost.Cheapest(9, parse(small), parse(large))
+		r := float64(c[1]) / float64(c[0])
+		t.Logf("CPU time: 5k members %v, 20k members %v (×%.1f)", c[0], c[1], r)
+		if r < 8 {
+			return
+		}
+		ratios = append(ratios, r)
 	}
+	t.Fatalf("4× the members took %.1f× the CPU time in every attempt: superlinear", ratios)
 }
 
 // The index behind large objects keeps every rule of the small ones:

@@ -344,7 +344,8 @@ func FuzzServeStdio(f *testing.F) {
 	})
 }
 
-// FuzzArguments: no arguments panic a tool's decoding or run.
+// FuzzArguments: no arguments panic a tool's decoding or run, or cost it
+// more than the fuzz bound.
 func FuzzArguments(f *testing.F) {
 	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{Network: "eip155:84532", MaxAmount: big.NewInt(1)}}})
 	if err != nil {
@@ -370,7 +371,7 @@ func FuzzArguments(f *testing.F) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // nothing may wait on the network
-		_ = outcome(tool.run(ctx, args))
+		cost.Bound(t, len(raw), func() { _ = outcome(tool.run(ctx, args)) })
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -305,21 +306,23 @@ func FuzzSettlementReads(f *testing.F) {
 		[]byte(`{"status":1,"blockNumber":"1","logs":[{"address":"`+usdc+`","topics":["`+topic+`"],"data":"0x00"}]}`))
 	f.Add([]byte(`{}`), []byte(`null`))
 	f.Fuzz(func(t *testing.T, refJSON, receiptJSON []byte) {
-		rv, err := jsonv.Parse(refJSON)
-		if err != nil {
-			return
-		}
-		ref, ok := jsonv.AsObject(rv)
-		if !ok {
-			return
-		}
-		receiptValue, err := jsonv.Parse(receiptJSON)
-		if err != nil {
-			return
-		}
-		c := &chain{network: "eip155:84532", receipt: receiptValue, finalized: 5, safe: 5}
-		evm.ExactEIP3009{}.Status(ref, c)
-		_, _ = evm.ExactEIP3009{}.Recover(ref, c)
-		evm.RefStatus(ref, c)
+		cost.Bound(t, len(refJSON)+len(receiptJSON), func() {
+			rv, err := jsonv.Parse(refJSON)
+			if err != nil {
+				return
+			}
+			ref, ok := jsonv.AsObject(rv)
+			if !ok {
+				return
+			}
+			receiptValue, err := jsonv.Parse(receiptJSON)
+			if err != nil {
+				return
+			}
+			c := &chain{network: "eip155:84532", receipt: receiptValue, finalized: 5, safe: 5}
+			evm.ExactEIP3009{}.Status(ref, c)
+			_, _ = evm.ExactEIP3009{}.Recover(ref, c)
+			evm.RefStatus(ref, c)
+		})
 	})
 }

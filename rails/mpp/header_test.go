@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
@@ -159,37 +160,39 @@ func FuzzParseChallenges(f *testing.F) {
 	f.Add(`Payment id="a, realm="r"`)
 	f.Add(",,")
 	f.Fuzz(func(t *testing.T, value string) {
-		got, err := ParseChallenges([]string{value})
-		if err != nil {
-			if _, ok := err.(*rails.Refusal); !ok {
-				t.Fatalf("not a refusal: %v", err)
+		cost.Bound(t, len(value), func() {
+			got, err := ParseChallenges([]string{value})
+			if err != nil {
+				if _, ok := err.(*rails.Refusal); !ok {
+					t.Fatalf("not a refusal: %v", err)
+				}
+				return
 			}
-			return
-		}
-		if len(got) > MaxChallenges {
-			t.Fatalf("%d challenges", len(got))
-		}
-		for _, c := range got {
-			o, ok := jsonv.AsObject(c)
-			if !ok {
-				t.Fatal("not an object")
+			if len(got) > MaxChallenges {
+				t.Fatalf("%d challenges", len(got))
 			}
-			for _, k := range requiredParams {
-				if s, _ := o.GetString(k); s == "" {
-					t.Fatalf("no %s", k)
+			for _, c := range got {
+				o, ok := jsonv.AsObject(c)
+				if !ok {
+					t.Fatal("not an object")
+				}
+				for _, k := range requiredParams {
+					if s, _ := o.GetString(k); s == "" {
+						t.Fatalf("no %s", k)
+					}
+				}
+				// What was parsed writes back and parses to the same challenge.
+				again, err := ParseChallenges([]string{ChallengeHeader(o)})
+				if err != nil || len(again) != 1 {
+					t.Fatalf("round trip: %v", err)
 				}
 			}
-			// What was parsed writes back and parses to the same challenge.
-			again, err := ParseChallenges([]string{ChallengeHeader(o)})
-			if err != nil || len(again) != 1 {
-				t.Fatalf("round trip: %v", err)
+			// Read and the check never panic on what the parser gives.
+			_, _ = Read(got)
+			for _, c := range got {
+				_, _ = CheckChallenge(c, true)
+				_, _ = Network(c)
 			}
-		}
-		// Read and the check never panic on what the parser gives.
-		_, _ = Read(got)
-		for _, c := range got {
-			_, _ = CheckChallenge(c, true)
-			_, _ = Network(c)
-		}
+		})
 	})
 }

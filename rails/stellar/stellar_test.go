@@ -9,6 +9,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/stellar"
@@ -160,18 +161,20 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add(vectorString(f, "x402-exact-stellar.json", "V3v2", "envelope"))
 	f.Add("AAAAAA==")
 	f.Fuzz(func(t *testing.T, s string) {
-		env, err := stellar.DecodeEnvelope(s)
-		if err != nil {
-			if code(err) == "" {
-				t.Fatalf("not a refusal: %v", err)
+		cost.Bound(t, len(s), func() {
+			env, err := stellar.DecodeEnvelope(s)
+			if err != nil {
+				if code(err) == "" {
+					t.Fatalf("not a refusal: %v", err)
+				}
+				return
 			}
-			return
-		}
-		back, err := xdr.MarshalBase64(env)
-		if err != nil || back != s {
-			t.Fatalf("accepted a non-canonical envelope")
-		}
-		_, _ = stellar.ReadSignedTransfer(s, stellar.Testnet)
+			back, err := xdr.MarshalBase64(env)
+			if err != nil || back != s {
+				t.Fatalf("accepted a non-canonical envelope")
+			}
+			_, _ = stellar.ReadSignedTransfer(s, stellar.Testnet)
+		})
 	})
 }
 
@@ -182,28 +185,30 @@ func FuzzSigningFor(f *testing.F) {
 	f.Add(vectorString(f, "x402-exact-stellar.json", "V2", "simulatedXdr"), int64(1000), false)
 	f.Add(vectorString(f, "x402-exact-stellar.json", "V3v2", "simulatedXdr"), int64(1<<32), true)
 	f.Fuzz(func(t *testing.T, sim string, expiration int64, zero bool) {
-		s, err := stellar.SigningFor(sim, stellar.Testnet, expiration, zero)
-		if err != nil {
-			if code(err) == "" {
-				t.Fatalf("not a refusal: %v", err)
+		cost.Bound(t, len(sim), func() {
+			s, err := stellar.SigningFor(sim, stellar.Testnet, expiration, zero)
+			if err != nil {
+				if code(err) == "" {
+					t.Fatalf("not a refusal: %v", err)
+				}
+				return
 			}
-			return
-		}
-		a, err := stellar.ReadPreimage(s.Preimage)
-		if err != nil {
-			t.Fatalf("built preimage unreadable: %v", err)
-		}
-		if int64(a.Expiration) != expiration || a.From != s.From || a.To != s.To || a.Amount.Cmp(s.Amount) != 0 {
-			t.Fatalf("preimage says %+v", a)
-		}
-		env, err := s.Complete(make([]byte, 64))
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := stellar.ReadSignedTransfer(env, stellar.Testnet)
-		if err != nil || back.To != s.To || back.From != s.From || back.Agrees != s.Agrees {
-			t.Fatalf("completed envelope reads %+v (%v)", back, err)
-		}
+			a, err := stellar.ReadPreimage(s.Preimage)
+			if err != nil {
+				t.Fatalf("built preimage unreadable: %v", err)
+			}
+			if int64(a.Expiration) != expiration || a.From != s.From || a.To != s.To || a.Amount.Cmp(s.Amount) != 0 {
+				t.Fatalf("preimage says %+v", a)
+			}
+			env, err := s.Complete(make([]byte, 64))
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := stellar.ReadSignedTransfer(env, stellar.Testnet)
+			if err != nil || back.To != s.To || back.From != s.From || back.Agrees != s.Agrees {
+				t.Fatalf("completed envelope reads %+v (%v)", back, err)
+			}
+		})
 	})
 }
 

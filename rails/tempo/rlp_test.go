@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/rlp"
+
+	"github.com/termsgate/termsgate/internal/cost"
 )
 
 var wide = Limits{MaxDepth: 8, MaxItems: 1 << 16}
@@ -113,17 +115,19 @@ func FuzzDecodeRLP(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		it, err := Decode(in, Limits{MaxDepth: 8, MaxItems: 4096})
-		if err != nil {
-			return
-		}
-		if !bytes.Equal(reencode(t, it), in) {
-			t.Fatalf("%x does not re-encode to itself", in)
-		}
-		var raw rlp.RawValue
-		if err := rlp.DecodeBytes(in, &raw); err != nil {
-			t.Fatalf("go-ethereum refuses what the strict reader took: %x: %v", in, err)
-		}
+		cost.Bound(t, len(in), func() {
+			it, err := Decode(in, Limits{MaxDepth: 8, MaxItems: 4096})
+			if err != nil {
+				return
+			}
+			if !bytes.Equal(reencode(t, it), in) {
+				t.Fatalf("%x does not re-encode to itself", in)
+			}
+			var raw rlp.RawValue
+			if err := rlp.DecodeBytes(in, &raw); err != nil {
+				t.Fatalf("go-ethereum refuses what the strict reader took: %x: %v", in, err)
+			}
+		})
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
@@ -318,24 +319,26 @@ func FuzzTempoSettlementReads(f *testing.F) {
 		[]byte(`{"status":1,"blockNumber":"1","logs":[]}`))
 	f.Add([]byte(`{}`), []byte(`"reader-error"`))
 	f.Fuzz(func(t *testing.T, refJSON, receiptJSON []byte) {
-		rv, err := jsonv.Parse(refJSON)
-		if err != nil {
-			return
-		}
-		receipt, err := jsonv.Parse(receiptJSON)
-		if err != nil {
-			return
-		}
-		r := moderato(receipt)
-		ref, _ := jsonv.AsObject(rv)
-		tempo.SessionStatus(ref, r)
-		_, _ = tempo.Subscription{}.Recover(ref, r)
-		_, _ = tempo.Push{}.Landed(rv, r)
-		_, _ = tempo.Push{}.Reference(rv)
-		_, _ = tempo.Memo{}.Reference(rv)
-		_, _ = tempo.Session{}.Reference(rv)
-		_, _ = tempo.Subscription{}.Reference(rv)
-		_, _ = tempo.Session{}.CloseRef(rv, "0x")
-		_, _ = tempo.Subscription{}.CloseRef(rv, "")
+		cost.Bound(t, len(refJSON)+len(receiptJSON), func() {
+			rv, err := jsonv.Parse(refJSON)
+			if err != nil {
+				return
+			}
+			receipt, err := jsonv.Parse(receiptJSON)
+			if err != nil {
+				return
+			}
+			r := moderato(receipt)
+			ref, _ := jsonv.AsObject(rv)
+			tempo.SessionStatus(ref, r)
+			_, _ = tempo.Subscription{}.Recover(ref, r)
+			_, _ = tempo.Push{}.Landed(rv, r)
+			_, _ = tempo.Push{}.Reference(rv)
+			_, _ = tempo.Memo{}.Reference(rv)
+			_, _ = tempo.Session{}.Reference(rv)
+			_, _ = tempo.Subscription{}.Reference(rv)
+			_, _ = tempo.Session{}.CloseRef(rv, "0x")
+			_, _ = tempo.Subscription{}.CloseRef(rv, "")
+		})
 	})
 }

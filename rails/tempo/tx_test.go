@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/rails"
 )
 
@@ -264,18 +265,20 @@ func FuzzDecodeTx(f *testing.F) {
 	f.Add(wire)
 	f.Add([]byte{TxType, 0xc0})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if tx, err := DecodeTx(in); err == nil {
-			if len(tx.Calls) > MaxCalls || (len(tx.Items) != 14 && len(tx.Items) != 15) {
-				t.Fatalf("%d calls, %d items", len(tx.Calls), len(tx.Items))
+		cost.Bound(t, len(in), func() {
+			if tx, err := DecodeTx(in); err == nil {
+				if len(tx.Calls) > MaxCalls || (len(tx.Items) != 14 && len(tx.Items) != 15) {
+					t.Fatalf("%d calls, %d items", len(tx.Calls), len(tx.Items))
+				}
+				_, _ = tx.SenderHash()
+				_, _ = tx.Sender()
+				_, _ = ExpiringNonceHash(in, make([]byte, 20))
+			} else if code(err) != CodeTxMalformed && code(err) != CodeTxTooLarge {
+				t.Fatalf("code %q", code(err))
 			}
-			_, _ = tx.SenderHash()
-			_, _ = tx.Sender()
-			_, _ = ExpiringNonceHash(in, make([]byte, 20))
-		} else if code(err) != CodeTxMalformed && code(err) != CodeTxTooLarge {
-			t.Fatalf("code %q", code(err))
-		}
-		if len(in) > 0 {
-			_, _ = DecodeKeyAuthorization(hex0x(in[1:]))
-		}
+			if len(in) > 0 {
+				_, _ = DecodeKeyAuthorization(hex0x(in[1:]))
+			}
+		})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/x402"
@@ -21,38 +22,40 @@ func FuzzReadDocument(f *testing.F) {
 	p := evm.ExactEIP3009{}
 	h := atr.Sum([]byte("abc"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := jsonv.Parse(data)
-		if err != nil {
-			return
-		}
-		read, err := p.Read(doc)
-		if err != nil {
-			return
-		}
-		choice, err := p.Choose(read, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", nil, 1790000000, "ref")
-		if err != nil {
-			return
-		}
-		u, err := p.Build(choice, nil, h)
-		if err != nil {
-			return
-		}
-		if _, err := p.Request(u); err != nil {
-			t.Fatalf("request refused after a build: %v", err)
-		}
-		sig := "0x11111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111"
-		done, err := p.Complete(u, sig, chosenRef())
-		if err != nil {
-			return
-		}
-		got, err := p.Bound(done.Signed)
-		if err != nil || got != h.String() {
-			t.Fatalf("bound %q (%v), want %s", got, err, h)
-		}
-		// The payment must survive the wire.
-		if _, err := x402.DecodeHeader(x402.EncodeHeader(done.Signed)); err != nil {
-			t.Fatalf("payment does not round-trip: %v", err)
-		}
+		cost.Bound(t, len(data), func() {
+			doc, err := jsonv.Parse(data)
+			if err != nil {
+				return
+			}
+			read, err := p.Read(doc)
+			if err != nil {
+				return
+			}
+			choice, err := p.Choose(read, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", nil, 1790000000, "ref")
+			if err != nil {
+				return
+			}
+			u, err := p.Build(choice, nil, h)
+			if err != nil {
+				return
+			}
+			if _, err := p.Request(u); err != nil {
+				t.Fatalf("request refused after a build: %v", err)
+			}
+			sig := "0x11111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111"
+			done, err := p.Complete(u, sig, chosenRef())
+			if err != nil {
+				return
+			}
+			got, err := p.Bound(done.Signed)
+			if err != nil || got != h.String() {
+				t.Fatalf("bound %q (%v), want %s", got, err, h)
+			}
+			// The payment must survive the wire.
+			if _, err := x402.DecodeHeader(x402.EncodeHeader(done.Signed)); err != nil {
+				t.Fatalf("payment does not round-trip: %v", err)
+			}
+		})
 	})
 }
 
@@ -63,12 +66,14 @@ func FuzzDecodeHeader(f *testing.F) {
 	f.Add("eyJ4NDAyVmVyc2lvbiI6Mn0")
 	f.Add("77u/eyJ4NDAyVmVyc2lvbiI6Mn0=")
 	f.Fuzz(func(t *testing.T, header string) {
-		o, err := x402.DecodeHeader(header)
-		if err != nil {
-			return
-		}
-		if again, err := x402.DecodeHeader(x402.EncodeHeader(o)); err != nil || !jsonv.Equal(o, again) {
-			t.Fatalf("accepted %q but its re-encoding reads differently (%v)", header, err)
-		}
+		cost.Bound(t, len(header), func() {
+			o, err := x402.DecodeHeader(header)
+			if err != nil {
+				return
+			}
+			if again, err := x402.DecodeHeader(x402.EncodeHeader(o)); err != nil || !jsonv.Equal(o, again) {
+				t.Fatalf("accepted %q but its re-encoding reads differently (%v)", header, err)
+			}
+		})
 	})
 }

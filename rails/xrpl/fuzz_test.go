@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"testing"
+
+	"github.com/termsgate/termsgate/internal/cost"
 )
 
 // FuzzDecode: the decoder never panics, and whatever it accepts re-encodes
@@ -17,14 +19,16 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte{0x12, 0x00, 0x00, 0xF9, 0xEA, 0xE1, 0xF1})
 	f.Fuzz(func(t *testing.T, blob []byte) {
-		fs, err := Decode(blob)
-		if err != nil {
-			return
-		}
-		if got := Encode(fs); !bytes.Equal(got, blob) {
-			t.Fatalf("accepted %X but re-encodes to %X", blob, got)
-		}
-		_ = fs.JSON()
+		cost.Bound(t, len(blob), func() {
+			fs, err := Decode(blob)
+			if err != nil {
+				return
+			}
+			if got := Encode(fs); !bytes.Equal(got, blob) {
+				t.Fatalf("accepted %X but re-encodes to %X", blob, got)
+			}
+			_ = fs.JSON()
+		})
 	})
 }
 
@@ -35,19 +39,21 @@ func FuzzBase58(f *testing.F) {
 	f.Add("rrrrrrrrrrrrrrrrrrrrrhoLvTp")
 	f.Add("sEd7rBGm5kxzauRTAV2hbsNz7N45X91")
 	f.Fuzz(func(t *testing.T, s string) {
-		b, err := Base58Decode(s, 25)
-		if err != nil {
-			return
-		}
-		if len(b) > 25 {
-			t.Fatalf("%d bytes", len(b))
-		}
-		if Base58Encode(b) != s {
-			t.Fatalf("%q decodes to %X, which encodes to %q", s, b, Base58Encode(b))
-		}
-		if id, err := ParseAddress(s); err == nil && id.Address() != s {
-			t.Fatalf("address %q reads back as %q", s, id.Address())
-		}
+		cost.Bound(t, len(s), func() {
+			b, err := Base58Decode(s, 25)
+			if err != nil {
+				return
+			}
+			if len(b) > 25 {
+				t.Fatalf("%d bytes", len(b))
+			}
+			if Base58Encode(b) != s {
+				t.Fatalf("%q decodes to %X, which encodes to %q", s, b, Base58Encode(b))
+			}
+			if id, err := ParseAddress(s); err == nil && id.Address() != s {
+				t.Fatalf("address %q reads back as %q", s, id.Address())
+			}
+		})
 	})
 }
 
@@ -57,12 +63,14 @@ func FuzzReadClaim(f *testing.F) {
 	f.Add(ClaimBytes([32]byte{1}, 100))
 	f.Add([]byte("CLM\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ch, drops, ok := ReadClaim(b)
-		if !ok {
-			return
-		}
-		if !bytes.Equal(ClaimBytes(ch, drops), b) {
-			t.Fatalf("claim %X does not round-trip", b)
-		}
+		cost.Bound(t, len(b), func() {
+			ch, drops, ok := ReadClaim(b)
+			if !ok {
+				return
+			}
+			if !bytes.Equal(ClaimBytes(ch, drops), b) {
+				t.Fatalf("claim %X does not round-trip", b)
+			}
+		})
 	})
 }
