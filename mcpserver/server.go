@@ -66,6 +66,10 @@ type Config struct {
 	// The instructions and the atr_confirm and atr_transact results state
 	// it.
 	Policy *pay.Policy
+	// InputsFor, when set, gives a pairing its buyer inputs for the offer
+	// at hand when a call passes none (pay.Transport.InputsFor's shape): a
+	// Soroban RPC gives the Stellar pairings theirs (inputs_for.go).
+	InputsFor func(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error)
 }
 
 // Server is the MCP server. Serve it with ServeStdio or HTTPHandler, which
@@ -78,6 +82,7 @@ type Server struct {
 	agreementSigner rails.Signer
 	policy          *pay.Policy
 	tools           []toolDef
+	inputsProvider  func(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error)
 }
 
 // New builds the server for cfg.
@@ -109,6 +114,7 @@ func New(cfg Config) (*Server, error) {
 		signer:          cfg.Signer,
 		agreementSigner: cfg.AgreementSigner,
 		policy:          cfg.Policy,
+		inputsProvider:  cfg.InputsFor,
 	}
 	if cfg.Policy != nil {
 		s.gate.Policy = cfg.Policy // never a typed nil in the interface

@@ -87,7 +87,11 @@ func (s *Server) confirm(ctx context.Context, a *confirmArgs) (*jsonv.Object, er
 		return nil, err
 	}
 	step(ctx, "Fetching the ATR and comparing its hash with the advertised one")
-	c, err := s.gate.Confirm(ctx, doc, a.Pairing, a.Account, inputs(a.Inputs))
+	in, err := s.inputsFor(ctx, a.Pairing, doc, a.Account, a.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.gate.Confirm(ctx, doc, a.Pairing, a.Account, in)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,11 @@ func (s *Server) check(_ context.Context, a *checkArgs) (*jsonv.Object, error) {
 }
 
 func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, error) {
-	opts := &gate.TransactOptions{Inputs: inputs(a.Inputs), AgreementSigner: s.agreementSigner}
+	in, err := s.inputsFor(ctx, a.Pairing, a.Document, s.signer.Account(), a.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	opts := &gate.TransactOptions{Inputs: in, AgreementSigner: s.agreementSigner}
 	if a.Approved != nil {
 		// Read before anything is fetched: a malformed approval is the
 		// agent's mistake, not the seller's.

@@ -57,6 +57,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	keys := addKeyFlags(fs)
 	limits := addLimitFlags(fs)
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
+	stellarRPC := addStellarFlags(fs)
 	ca := addCAFlag(fs)
 	httpAddr := new(string)
 	fs.Var(addrFlag{httpAddr}, "http", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
@@ -75,6 +76,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg := mcpserver.Config{Client: ca.apply(atr.NewClient(*allowPrivate)), Version: version()}
+	cfg.InputsFor = stellarRPC.inputsFor(atr.NewClient(*allowPrivate))
 	if keys.devKey || keys.keyFile != "" {
 		policy, err := limits.forKey(keys, keys.network)
 		if err != nil {
