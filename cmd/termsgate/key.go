@@ -39,7 +39,9 @@ var keyScryptN = signer.StandardScryptN
 
 func runKey(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return usageError(stderr, "key", errors.New("expected new or address\n\nUsage: termsgate "+keyUsage))
+		code := usageError(stderr, "key", errors.New("expected new or address"))
+		fmt.Fprintf(stderr, "\nUsage: termsgate %s\n", keyUsage)
+		return code
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
