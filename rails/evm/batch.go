@@ -62,8 +62,8 @@ var (
 	domainNameHash    = crypto.Keccak256([]byte(batchDomainName))
 	domainVersionHash = crypto.Keccak256([]byte(batchDomainVersion))
 	contractWord      = addressWord(BatchSettlement)
-	two128         = new(big.Int).Lsh(big.NewInt(1), 128)
-	two40          = int64(1) << 40
+	two128            = new(big.Int).Lsh(big.NewInt(1), 128)
+	two40             = int64(1) << 40
 )
 
 // Refusal codes of the ChannelCreated reads.
