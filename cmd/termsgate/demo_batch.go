@@ -52,12 +52,13 @@ func (s *batchSeller) required() (*jsonv.Object, error) {
 
 func (s *batchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
+		var refused error
 		if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
-			err := s.accept(header)
+			refused = s.accept(header)
 			s.mu.Lock()
-			s.lastErr = err
+			s.lastErr = refused
 			s.mu.Unlock()
-			if err == nil {
+			if refused == nil {
 				_, _ = w.Write([]byte(`{"tick":"ETH/USD 3150.42"}`))
 				return
 			}
@@ -68,7 +69,11 @@ func (s *batchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusPaymentRequired)
+		if refused != nil { // the reason a payment was refused, for the payer
+			_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
+		}
 	})
 }
 
@@ -102,65 +107,117 @@ func (s *batchSeller) accept(header string) error {
 	if !atr.EqualText(h, s.Hash()) {
 		return errors.New("the channel's salt is not the hash of these terms")
 	}
-	ref, _ := p.ChannelRef(payment)
+	ref, err := p.ChannelRef(payment)
+	if err != nil {
+		return err
+	}
 	payload, _ := payment.GetObject("payload")
 	config, _ := payload.GetObject("channelConfig")
-	voucher, _ := payload.GetObject("voucher")
-	amount, _ := voucher.GetString("maxClaimableAmount")
-	sig, _ := voucher.GetString("signature")
 	authorizer, _ := config.GetString("payerAuthorizer")
-	who, err := recovers(evm.VoucherTypedData(84532, ref.Channel, amount), sig)
-	if err != nil || !strings.EqualFold(who, authorizer) {
-		return errors.New("the voucher is not the payer's authorizer's")
-	}
-	claim, _ := new(big.Int).SetString(amount, 10)
+	payer, _ := config.GetString("payer")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch kind {
-	case "open":
-		if _, err := p.Bound(payment); err != nil {
+	held, open := s.claimable[ref.Channel]
+	switch {
+	case kind == "open" && open:
+		// A replayed opening would reset the claimable amount to zero.
+		return errors.New("this channel is already open")
+	case kind == "within" && !open:
+		return errors.New("no such channel")
+	case kind == "within":
+		if t, _ := payload.Get("type"); t != "voucher" {
+			return errors.New("this seller takes vouchers inside a channel, not refunds")
+		}
+		authorizer = s.authz[ref.Channel]
+	case kind != "open":
+		return errors.New("this seller takes openings and vouchers")
+	default:
+		held = new(big.Int)
+	}
+	// Each request must raise the claimable amount by exactly the price.
+	claim, err := checkVoucher(payload, ref.Channel, authorizer, new(big.Int).Add(held, big.NewInt(batchPrice)))
+	if err != nil {
+		return err
+	}
+	if kind == "open" {
+		if err := checkDeposit(p, payment, payload, ref.Channel, payer); err != nil {
 			return err
-		}
-		deposit, _ := payload.GetObject("deposit")
-		value, _ := deposit.GetString("amount")
-		auth, _ := deposit.GetObject("authorization")
-		e, ok := auth.GetObject("erc3009Authorization")
-		if !ok {
-			return errors.New("this seller takes EIP-3009 deposits")
-		}
-		validBefore, _ := e.GetString("validBefore")
-		saltText, _ := e.GetString("salt")
-		depSig, _ := e.GetString("signature")
-		payer, _ := config.GetString("payer")
-		var channel, salt [32]byte
-		c, _ := evm.HexBytes(ref.Channel)
-		b, _ := evm.HexBytes(saltText)
-		copy(channel[:], c)
-		copy(salt[:], b)
-		nonce := evm.DepositNonce(channel, salt)
-		td := evm.ReceiveWithAuthorization("USDC", "2", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", jsonv.Obj(
-			"from", payer, "to", evm.ERC3009DepositCollector, "value", value, "validAfter", "0", "validBefore", validBefore,
-			"nonce", fmt.Sprintf("0x%x", nonce[:])))
-		if who, err := recovers(td, depSig); err != nil || !strings.EqualFold(who, payer) {
-			return errors.New("the deposit authorization is not the payer's")
 		}
 		if s.claimable == nil {
 			s.claimable, s.authz = map[string]*big.Int{}, map[string]string{}
 		}
-		s.claimable[ref.Channel], s.authz[ref.Channel] = new(big.Int), authorizer
-	case "within":
-		if _, open := s.claimable[ref.Channel]; !open {
-			return errors.New("no such channel")
-		}
-	default:
-		return errors.New("this seller takes openings and vouchers")
-	}
-	// Each request must raise the claimable amount by the price.
-	want := new(big.Int).Add(s.claimable[ref.Channel], big.NewInt(1000))
-	if claim.Cmp(want) < 0 {
-		return fmt.Errorf("the voucher allows %s, the request needs %s", claim, want)
+		s.authz[ref.Channel] = authorizer
 	}
 	s.claimable[ref.Channel] = claim
+	return nil
+}
+
+// batchPrice is what the batch seller charges a request, in atomic units.
+const batchPrice = 1000
+
+// two128 bounds a voucher's amount, a uint128 in the Voucher struct.
+var two128 = new(big.Int).Lsh(big.NewInt(1), 128)
+
+// checkVoucher verifies what a settling chain would of the payload's
+// voucher: it names channel, its maxClaimableAmount is want, and its
+// signature over the Voucher's EIP-712 digest (rails/evm/batch.go) recovers
+// to authorizer. It returns the amount.
+func checkVoucher(payload *jsonv.Object, channel, authorizer string, want *big.Int) (*big.Int, error) {
+	voucher, ok := payload.GetObject("voucher")
+	if !ok {
+		return nil, errors.New("the payment has no voucher")
+	}
+	named, _ := voucher.GetString("channelId")
+	if !evm.SameBytes(named, channel) {
+		return nil, fmt.Errorf("the voucher names channel %q, not %s", named, channel)
+	}
+	amount, _ := voucher.GetString("maxClaimableAmount")
+	claim, ok := new(big.Int).SetString(amount, 10)
+	if !ok || claim.Sign() < 0 || claim.Cmp(two128) >= 0 || strings.HasPrefix(amount, "+") {
+		return nil, fmt.Errorf("the voucher's maxClaimableAmount %q is not a uint128 in decimal", amount)
+	}
+	if claim.Cmp(want) != 0 {
+		return nil, fmt.Errorf("the voucher allows %s, the request is priced at a cumulative %s", claim, want)
+	}
+	sig, _ := voucher.GetString("signature")
+	who, err := recovers(evm.VoucherTypedData(84532, channel, amount), sig)
+	if err != nil {
+		return nil, fmt.Errorf("the voucher's signature does not recover: %v", err)
+	}
+	if !strings.EqualFold(who, authorizer) {
+		return nil, fmt.Errorf("the voucher is signed by %s, not the channel's authorizer %s", who, authorizer)
+	}
+	return claim, nil
+}
+
+// checkDeposit verifies an opening's deposit: its ReceiveWithAuthorization
+// recovers to the payer, with the nonce the channel id commits.
+func checkDeposit(p evm.Batch, payment jsonv.Value, payload *jsonv.Object, channelID, payer string) error {
+	if _, err := p.Bound(payment); err != nil {
+		return err
+	}
+	deposit, _ := payload.GetObject("deposit")
+	value, _ := deposit.GetString("amount")
+	auth, _ := deposit.GetObject("authorization")
+	e, ok := auth.GetObject("erc3009Authorization")
+	if !ok {
+		return errors.New("this seller takes EIP-3009 deposits")
+	}
+	validBefore, _ := e.GetString("validBefore")
+	saltText, _ := e.GetString("salt")
+	depSig, _ := e.GetString("signature")
+	var channel, salt [32]byte
+	c, _ := evm.HexBytes(channelID)
+	b, _ := evm.HexBytes(saltText)
+	copy(channel[:], c)
+	copy(salt[:], b)
+	nonce := evm.DepositNonce(channel, salt)
+	td := evm.ReceiveWithAuthorization("USDC", "2", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", jsonv.Obj(
+		"from", payer, "to", evm.ERC3009DepositCollector, "value", value, "validAfter", "0", "validBefore", validBefore,
+		"nonce", fmt.Sprintf("0x%x", nonce[:])))
+	if who, err := recovers(td, depSig); err != nil || !strings.EqualFold(who, payer) {
+		return errors.New("the deposit authorization is not the payer's")
+	}
 	return nil
 }
 
