@@ -18,84 +18,20 @@ import (
 	"math/big"
 
 	"filippo.io/edwards25519"
+
+	"github.com/termsgate/termsgate/internal/base58"
 )
 
 // Key is a 32-byte Solana public key (an account address).
 type Key [32]byte
 
-const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-var alphabetIndex = func() (t [256]int8) {
-	for i := range t {
-		t[i] = -1
-	}
-	for i := 0; i < len(alphabet); i++ {
-		t[alphabet[i]] = int8(i)
-	}
-	return t
-}()
-
 // Base58 encodes b in Bitcoin's base58 alphabet, one '1' per leading zero
 // byte, as Solana writes keys and signatures.
-func Base58(b []byte) string {
-	zeros := 0
-	for zeros < len(b) && b[zeros] == 0 {
-		zeros++
-	}
-	// log(256)/log(58) < 1.366: enough digits for any input.
-	digits := make([]byte, 0, len(b)*138/100+1)
-	for _, c := range b[zeros:] {
-		carry := int(c)
-		for i := range digits {
-			carry += int(digits[i]) << 8
-			digits[i] = byte(carry % 58)
-			carry /= 58
-		}
-		for carry > 0 {
-			digits = append(digits, byte(carry%58))
-			carry /= 58
-		}
-	}
-	out := make([]byte, zeros+len(digits))
-	for i := 0; i < zeros; i++ {
-		out[i] = '1'
-	}
-	for i, d := range digits {
-		out[len(out)-1-i] = alphabet[d]
-	}
-	return string(out)
-}
+func Base58(b []byte) string { return base58.Bitcoin.Encode(b) }
 
 // DecodeBase58 decodes s; ok is false for any character outside the
 // alphabet. Callers bound the length of s first: the work is quadratic.
-func DecodeBase58(s string) ([]byte, bool) {
-	zeros := 0
-	for zeros < len(s) && s[zeros] == '1' {
-		zeros++
-	}
-	bytes := make([]byte, 0, len(s)*733/1000+1)
-	for i := zeros; i < len(s); i++ {
-		v := alphabetIndex[s[i]]
-		if v < 0 {
-			return nil, false
-		}
-		carry := int(v)
-		for j := range bytes {
-			carry += int(bytes[j]) * 58
-			bytes[j] = byte(carry)
-			carry >>= 8
-		}
-		for carry > 0 {
-			bytes = append(bytes, byte(carry))
-			carry >>= 8
-		}
-	}
-	out := make([]byte, zeros+len(bytes))
-	for i, b := range bytes {
-		out[len(out)-1-i] = b
-	}
-	return out, true
-}
+func DecodeBase58(s string) ([]byte, bool) { return base58.Bitcoin.Decode(s) }
 
 // ParseKey reads a base58 key: 32 to 44 characters decoding to 32 bytes.
 func ParseKey(s string) (Key, bool) {
@@ -148,7 +84,7 @@ func IsNetwork(s string) bool {
 		return false
 	}
 	for i := 7; i < len(s); i++ {
-		if alphabetIndex[s[i]] < 0 {
+		if !base58.Bitcoin.Has(s[i]) {
 			return false
 		}
 	}

@@ -3,7 +3,8 @@ package xrpl
 import (
 	"crypto/sha256"
 	"errors"
-	"math/big"
+
+	"github.com/termsgate/termsgate/internal/base58"
 )
 
 // alphabet is the XRP Ledger's base58 alphabet (docs/xrpl.md "Addresses"):
@@ -11,46 +12,11 @@ import (
 // version byte is 0, begins with r.
 const alphabet = "rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz"
 
-var alphabetIndex = func() (idx [256]int8) {
-	for i := range idx {
-		idx[i] = -1
-	}
-	for i := 0; i < len(alphabet); i++ {
-		idx[alphabet[i]] = int8(i)
-	}
-	return idx
-}()
+var xrplBase58 = base58.New(alphabet)
 
 // Base58Encode writes b in the XRPL alphabet; each leading zero byte is one
 // leading r.
-func Base58Encode(b []byte) string {
-	zeros := 0
-	for zeros < len(b) && b[zeros] == 0 {
-		zeros++
-	}
-	// Quadratic in len(b), which is at most a few dozen bytes here.
-	digits := make([]byte, 0, len(b)*138/100+1)
-	for _, c := range b[zeros:] {
-		carry := int(c)
-		for i := range digits {
-			carry += int(digits[i]) << 8
-			digits[i] = byte(carry % 58)
-			carry /= 58
-		}
-		for carry > 0 {
-			digits = append(digits, byte(carry%58))
-			carry /= 58
-		}
-	}
-	out := make([]byte, zeros+len(digits))
-	for i := 0; i < zeros; i++ {
-		out[i] = alphabet[0]
-	}
-	for i, d := range digits {
-		out[len(out)-1-i] = alphabet[d]
-	}
-	return string(out)
-}
+func Base58Encode(b []byte) string { return xrplBase58.Encode(b) }
 
 // ErrBase58 is returned for text that is not base58 of the expected size.
 var ErrBase58 = errors.New("xrpl: not XRPL base58 of the expected size")
@@ -62,26 +28,10 @@ func Base58Decode(s string, maxBytes int) ([]byte, error) {
 	if s == "" || len(s) > 2*maxBytes {
 		return nil, ErrBase58
 	}
-	zeros := 0
-	for zeros < len(s) && s[zeros] == alphabet[0] {
-		zeros++
-	}
-	n := new(big.Int)
-	fifty8 := big.NewInt(58)
-	for i := 0; i < len(s); i++ {
-		v := alphabetIndex[s[i]]
-		if v < 0 {
-			return nil, ErrBase58
-		}
-		n.Mul(n, fifty8)
-		n.Add(n, big.NewInt(int64(v)))
-	}
-	body := n.Bytes()
-	if zeros+len(body) > maxBytes {
+	out, ok := xrplBase58.Decode(s)
+	if !ok || len(out) > maxBytes {
 		return nil, ErrBase58
 	}
-	out := make([]byte, zeros+len(body))
-	copy(out[zeros:], body)
 	return out, nil
 }
 
