@@ -27,7 +27,7 @@ import (
 
 // Refusal codes of the channel members, as the reference names them.
 const (
-	CodeSessionAction        = "mpp/session-action"          // a payload action no session payment has
+	CodeSessionAction        = mpp.CodeSessionAction         // a payload action no session payment has
 	CodeNotBoundWithin       = "mpp/not-bound-within"        // a voucher carrying no H of its own (v1)
 	CodeWithinActionNotBuilt = "mpp/within-action-not-built" // topUp and the other actions the buyer does not build
 )
@@ -70,17 +70,7 @@ func normalWord(v jsonv.Value) (string, bool) {
 }
 
 // payloadOf is the payment's payload object.
-func payloadOf(signed jsonv.Value) (*jsonv.Object, error) {
-	o, ok := jsonv.AsObject(signed)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
-	}
-	p, ok := o.GetObject("payload")
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
-	}
-	return p, nil
-}
+func payloadOf(signed jsonv.Value) (*jsonv.Object, error) { return mpp.SessionPayload(signed) }
 
 // credentialOf is a credential's shape: an object whose challenge has the
 // challenge shape and a string id (any id: the seller issues within
@@ -114,19 +104,7 @@ func credentialOf(v jsonv.Value) (*jsonv.Object, error) {
 // which the buyer does not build but a seller may show), close for the
 // close.
 func (Session) ChannelKind(signed jsonv.Value) (rails.ChannelKind, error) {
-	p, err := payloadOf(signed)
-	if err != nil {
-		return "", err
-	}
-	switch mpp.String(p, "action") {
-	case "open":
-		return rails.ChannelOpen, nil
-	case "voucher", "topUp":
-		return rails.ChannelWithin, nil
-	case "close":
-		return rails.ChannelClose, nil
-	}
-	return "", rails.Refuse(CodeSessionAction)
+	return mpp.SessionChannelKind(signed)
 }
 
 // ChannelRef is the network of the payment's challenge and its payload's

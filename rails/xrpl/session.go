@@ -28,7 +28,7 @@ const SessionID = mpp.PairingXRPLSession
 
 // Refusal codes of the session's channel members.
 const (
-	CodeSessionAction        = "mpp/session-action"
+	CodeSessionAction        = mpp.CodeSessionAction
 	CodeNotBoundWithin       = "mpp/not-bound-within"
 	CodeWithinActionNotBuilt = "mpp/within-action-not-built"
 )
@@ -299,33 +299,11 @@ func (p Session) Bound(presented jsonv.Value) (string, error) {
 }
 
 // payloadOf is a channel payment's payload.
-func payloadOf(signed jsonv.Value) (*jsonv.Object, error) {
-	o, ok := jsonv.AsObject(signed)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
-	}
-	p, ok := o.GetObject("payload")
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
-	}
-	return p, nil
-}
+func payloadOf(signed jsonv.Value) (*jsonv.Object, error) { return mpp.SessionPayload(signed) }
 
 // ChannelKind: open, voucher (within), close.
 func (Session) ChannelKind(signed jsonv.Value) (rails.ChannelKind, error) {
-	p, err := payloadOf(signed)
-	if err != nil {
-		return "", err
-	}
-	switch mpp.String(p, "action") {
-	case "open":
-		return rails.ChannelOpen, nil
-	case "voucher", "topUp":
-		return rails.ChannelWithin, nil
-	case "close":
-		return rails.ChannelClose, nil
-	}
-	return "", rails.Refuse(CodeSessionAction)
+	return mpp.SessionChannelKind(signed)
 }
 
 // isChannelID is 64 hex digits.
