@@ -127,24 +127,9 @@ type exactUnsigned struct {
 // then what it transfers against the option: to, agreement of the operation
 // and the signed call, asset, amount, payer.
 func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
-	c, ok := jsonv.AsObject(choice)
-	if !ok {
-		return nil, rails.Refuse(x402.CodeChoiceMalformed)
-	}
-	required, ok1 := c.GetObject("required")
-	accepted, ok2 := c.GetObject("accepted")
-	if !ok1 || !ok2 {
-		return nil, rails.Refuse(x402.CodeChoiceMalformed)
-	}
-	_, accepts, err := x402.Document(required)
+	c, required, accepted, err := x402.ChosenOption(choice, serves)
 	if err != nil {
 		return nil, err
-	}
-	if !x402.OptionInDocument(accepted, accepts) {
-		return nil, rails.Refuse(x402.CodeOptionNotInDocument)
-	}
-	if !serves(accepted) {
-		return nil, rails.Refuse(x402.CodeOptionNotThisPairing)
 	}
 	amountText, _ := accepted.GetString("amount")
 	amount, okAmount := positiveI128(amountText)

@@ -253,3 +253,33 @@ func isBase64Char(c byte) bool {
 func EncodeHeader(v jsonv.Value) string {
 	return base64.StdEncoding.EncodeToString(jsonv.Marshal(v))
 }
+
+// ChosenOption reads an exact choice, {required, accepted, …}: the seller's
+// document and the option chosen from it. It refuses, in this order, a
+// choice that is not an object holding both (choice-malformed), a document
+// that does not read, an option that is not one of the document's
+// (option-not-in-document) and one that serves refuses
+// (option-not-this-pairing). Build re-checks all of this because Chosen
+// crosses a process boundary.
+func ChosenOption(choice jsonv.Value, serves func(*jsonv.Object) bool) (c, required, accepted *jsonv.Object, err error) {
+	c, ok := jsonv.AsObject(choice)
+	if !ok {
+		return nil, nil, nil, rails.Refuse(CodeChoiceMalformed)
+	}
+	required, ok1 := c.GetObject("required")
+	accepted, ok2 := c.GetObject("accepted")
+	if !ok1 || !ok2 {
+		return nil, nil, nil, rails.Refuse(CodeChoiceMalformed)
+	}
+	_, accepts, err := Document(required)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !OptionInDocument(accepted, accepts) {
+		return nil, nil, nil, rails.Refuse(CodeOptionNotInDocument)
+	}
+	if !serves(accepted) {
+		return nil, nil, nil, rails.Refuse(CodeOptionNotThisPairing)
+	}
+	return c, required, accepted, nil
+}

@@ -117,24 +117,9 @@ func isIssuedValue(s string) bool {
 
 // Build checks the choice and writes the Payment with H as its InvoiceID.
 func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
-	c, ok := jsonv.AsObject(choice)
-	if !ok {
-		return nil, rails.Refuse(x402.CodeChoiceMalformed)
-	}
-	required, ok1 := c.GetObject("required")
-	accepted, ok2 := c.GetObject("accepted")
-	if !ok1 || !ok2 {
-		return nil, rails.Refuse(x402.CodeChoiceMalformed)
-	}
-	_, accepts, err := x402.Document(required)
+	c, required, accepted, err := x402.ChosenOption(choice, p.serves)
 	if err != nil {
 		return nil, err
-	}
-	if !x402.OptionInDocument(accepted, accepts) {
-		return nil, rails.Refuse(x402.CodeOptionNotInDocument)
-	}
-	if !p.serves(accepted) {
-		return nil, rails.Refuse(x402.CodeOptionNotThisPairing)
 	}
 	malformed := rails.Refuse(x402.CodeOptionMalformed)
 	amount, ok1 := accepted.GetString("amount")
