@@ -189,3 +189,15 @@ func path(v jsonv.Value, keys ...string) jsonv.Value {
 	}
 	return v
 }
+
+// demoPrinters are a demo's two outputs: say writes a line of the story to
+// stdout; fail writes why the demo could not go on to stderr and returns
+// code.
+func demoPrinters(stdout, stderr io.Writer) (say func(format string, a ...any), fail func(code int, a ...any) int) {
+	say = func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	fail = func(code int, a ...any) int {
+		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
+		return code
+	}
+	return say, fail
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -106,11 +105,7 @@ func (a *agentKey) Sign(context.Context, rails.Request) (jsonv.Value, error) {
 // URL's receipt for H, and only then releases the main payment.
 func demoAgreement(stdout, stderr io.Writer) int {
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
+	say, fail := demoPrinters(stdout, stderr)
 	// The agreement URL is an x402 seller of a receipt: 1 atomic unit of
 	// USDC, bound to the same terms, answered with {atrHash, agreed, …}.
 	h := atr.Sum(demoATR)

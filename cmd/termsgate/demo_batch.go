@@ -225,11 +225,7 @@ func checkDeposit(p evm.Batch, payment jsonv.Value, payload *jsonv.Object, chann
 // second request inside it with a voucher, each checked by the seller.
 func demoBatch(stdout, stderr io.Writer) int {
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
+	say, fail := demoPrinters(stdout, stderr)
 	seller := &batchSeller{}
 	seller.SetATR(demoATR)
 	srv, err := loopback.Start(seller)

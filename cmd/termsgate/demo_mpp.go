@@ -25,11 +25,7 @@ func init() { demos["mpp-tempo"] = demoMPPTempo }
 // attribution memo of that id.
 func demoMPPTempo(stdout, stderr io.Writer) int {
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
+	say, fail := demoPrinters(stdout, stderr)
 	seller := mppseller.New(demoATR, []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`))
 	srv, err := loopback.Start(seller)
 	if err != nil {

@@ -153,11 +153,7 @@ func (s *solanaSeller) settle(header string) error {
 // the payer signs carries H, and the seller verifies it with solana-go.
 func demoSolana(stdout, stderr io.Writer) int {
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
+	say, fail := demoPrinters(stdout, stderr)
 	seed, _ := hex.DecodeString(solanaFeeSeed)
 	seller := &solanaSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed)), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
 	seller.SetATR(demoATR)

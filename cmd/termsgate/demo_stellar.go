@@ -28,11 +28,7 @@ func init() { demos["stellar"] = demoStellar }
 // payer signs only the authorization of that one transfer.
 func demoStellar(stdout, stderr io.Writer) int {
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
+	say, fail := demoPrinters(stdout, stderr)
 	const ledger = 988
 	node := &sorobansim.Server{Ledger: ledger, Nonce: time.Now().UnixNano(), ResourceFee: 45_000}
 	rpcSrv, err := loopback.Start(node)

@@ -145,11 +145,7 @@ func (s *xrplDemoSeller) check(header string) (string, error) {
 // binds the terms, and the seller verifies all of it.
 func demoXRPL(stdout, stderr io.Writer) int {
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
+	say, fail := demoPrinters(stdout, stderr)
 	payer, err := signer.XRPLDev("xrpl:1")
 	if err != nil {
 		return fail(exitFailure, err)
