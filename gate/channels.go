@@ -463,9 +463,13 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 		list[i] = r
 	}
 	batch := jsonv.Obj("kind", rails.KindBatch, "requests", list)
+	var held *Hold // the policy's own copy; none is made without a policy
+	if g.Policy != nil {
+		held = hold.clone()
+	}
 	settle, err := g.allow(ctx, PaymentSummary{
 		Pairing: hold.Pairing, H: h, Request: batch, Chosen: rails.Chosen{Pairing: hold.Pairing},
-		Rail: g.railOf(hold.Pairing), Hold: hold.clone(),
+		Rail: g.railOf(hold.Pairing), Hold: held,
 	})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -149,30 +150,77 @@ func uintWord(n uint64) []byte {
 // Words is the configuration ABI-encoded as the tuple ChannelCreated logs:
 // seven 32-byte words.
 func (c ChannelConfig) Words() []byte {
-	out := make([]byte, 0, 7*32)
-	for _, a := range []string{c.Payer, c.PayerAuthorizer, c.Receiver, c.ReceiverAuthorizer, c.Token} {
-		out = append(out, addressWord(a)...)
-	}
-	out = append(out, uintWord(uint64(c.WithdrawDelay))...)
-	return append(out, c.Salt[:]...)
+	w := c.words()
+	return w[:]
 }
+
+func (c ChannelConfig) words() (w [7 * 32]byte) {
+	for i, a := range [...]string{c.Payer, c.PayerAuthorizer, c.Receiver, c.ReceiverAuthorizer, c.Token} {
+		if !decodeHexInto(w[32*i+12:32*i+32], a) {
+			copy(w[32*i:32*i+32], addressWord(a)) // not an address: as addressWord reads it
+		}
+	}
+	copy(w[5*32:6*32], uintWord(uint64(c.WithdrawDelay)))
+	copy(w[6*32:], c.Salt[:])
+	return w
+}
+
+// domainMemo is the last domain separator computed, with its chain: a
+// channel's payments all name one chain.
+type domainMemo struct {
+	chain     int64
+	separator [32]byte
+}
+
+var lastDomain atomic.Pointer[domainMemo]
 
 // BatchDomainSeparator is the channel contract's EIP-712 domain separator
 // on chain.
 func BatchDomainSeparator(chain int64) [32]byte {
-	return crypto.Keccak256Hash(domainTypeHash, domainNameHash, domainVersionHash, uintWord(uint64(chain)), contractWord)
+	if m := lastDomain.Load(); m != nil && m.chain == chain {
+		return m.separator
+	}
+	var b [5 * 32]byte
+	copy(b[0:], domainTypeHash)
+	copy(b[32:], domainNameHash)
+	copy(b[64:], domainVersionHash)
+	copy(b[96:], uintWord(uint64(chain)))
+	copy(b[128:], contractWord)
+	d := crypto.Keccak256Hash(b[:])
+	lastDomain.Store(&domainMemo{chain, d})
+	return d
 }
 
 // StructHash is the configuration's EIP-712 struct hash.
 func (c ChannelConfig) StructHash() [32]byte {
-	return crypto.Keccak256Hash(TypeHashChannelConfig[:], c.Words())
+	var b [8 * 32]byte
+	copy(b[:32], TypeHashChannelConfig[:])
+	w := c.words()
+	copy(b[32:], w[:])
+	return crypto.Keccak256Hash(b[:])
 }
+
+// channelMemo is the last channel id derived, with exactly what it was
+// derived from: every payment in a channel carries the same configuration,
+// and the gate reads the channel of the hold, the built payment and the
+// signed one, so the same id is asked for several times per payment.
+type channelMemo struct {
+	config ChannelConfig
+	chain  int64
+	id     [32]byte
+}
+
+var lastChannel atomic.Pointer[channelMemo]
 
 // ChannelID is the channel id on chain: the EIP-712 digest of the
 // configuration under the channel contract's domain.
 func (c ChannelConfig) ChannelID(chain int64) [32]byte {
-	d, s := BatchDomainSeparator(chain), c.StructHash()
-	return crypto.Keccak256Hash([]byte{0x19, 0x01}, d[:], s[:])
+	if m := lastChannel.Load(); m != nil && m.chain == chain && m.config == c {
+		return m.id
+	}
+	id := digest712(BatchDomainSeparator(chain), c.StructHash())
+	lastChannel.Store(&channelMemo{c, chain, id})
+	return id
 }
 
 // DepositNonce is the EIP-3009 nonce of a deposit: keccak256(channelId ‖

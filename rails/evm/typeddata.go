@@ -1,12 +1,14 @@
 package evm
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -26,7 +28,7 @@ type typedField struct{ name, typ string }
 // computed once.
 type typeSet struct {
 	fields map[string][]typedField
-	hashes map[string][]byte
+	hashes map[string][32]byte
 }
 
 // arrayOf splits "T[n]" or "T[]" into T and n ("" for a dynamic array).
@@ -69,7 +71,7 @@ func readTypes(v jsonv.Value) (*typeSet, error) {
 	if !ok {
 		return nil, errors.New("types is not an object")
 	}
-	ts := &typeSet{fields: map[string][]typedField{}, hashes: map[string][]byte{}}
+	ts := &typeSet{fields: map[string][]typedField{}, hashes: map[string][32]byte{}}
 	for _, m := range o.Members() {
 		list, ok := jsonv.AsArray(m.Value)
 		if !ok {
@@ -116,71 +118,129 @@ func (ts *typeSet) deps(t string, found map[string]bool) {
 	}
 }
 
+// encodeType is the standard's encodeType: the primary type, then the types
+// it refers to, sorted by name.
 func (ts *typeSet) encodeType(primary string) string {
-	found := map[string]bool{}
-	ts.deps(primary, found)
-	delete(found, primary)
-	others := make([]string, 0, len(found))
-	for t := range found {
-		others = append(others, t)
-	}
-	sort.Strings(others)
-	var b strings.Builder
-	for _, t := range append([]string{primary}, others...) {
-		b.WriteString(t)
-		b.WriteByte('(')
-		for i, f := range ts.fields[t] {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(f.typ)
-			b.WriteByte(' ')
-			b.WriteString(f.name)
+	var others []string
+	if ts.refersToStructs(primary) {
+		found := map[string]bool{}
+		ts.deps(primary, found)
+		delete(found, primary)
+		others = make([]string, 0, len(found))
+		for t := range found {
+			others = append(others, t)
 		}
-		b.WriteByte(')')
+		sort.Strings(others)
+	}
+	var b strings.Builder
+	b.Grow(128)
+	ts.writeType(&b, primary)
+	for _, t := range others {
+		ts.writeType(&b, t)
 	}
 	return b.String()
 }
 
-func (ts *typeSet) typeHash(t string) []byte {
+// refersToStructs reports whether a field of t has a struct type (or an
+// array of one); most types have none, and need no dependency walk.
+func (ts *typeSet) refersToStructs(t string) bool {
+	for _, f := range ts.fields[t] {
+		if _, ok := ts.fields[baseType(f.typ)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (ts *typeSet) writeType(b *strings.Builder, t string) {
+	b.WriteString(t)
+	b.WriteByte('(')
+	for i, f := range ts.fields[t] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.typ)
+		b.WriteByte(' ')
+		b.WriteString(f.name)
+	}
+	b.WriteByte(')')
+}
+
+// typeHashes keeps the hashes of encoded types met before, keyed by the
+// encoded type itself (its hash depends on nothing else): the handful a
+// payment's requests use are hashed once per process. It stops growing at
+// maxTypeHashes, after which a new type is simply hashed each time.
+var typeHashes struct {
+	sync.RWMutex
+	m map[string][32]byte
+}
+
+const maxTypeHashes = 256
+
+func typeHashOf(encoded string) [32]byte {
+	typeHashes.RLock()
+	h, ok := typeHashes.m[encoded]
+	typeHashes.RUnlock()
+	if ok {
+		return h
+	}
+	h = crypto.Keccak256Hash([]byte(encoded))
+	typeHashes.Lock()
+	if typeHashes.m == nil {
+		typeHashes.m = map[string][32]byte{}
+	}
+	if len(typeHashes.m) < maxTypeHashes {
+		typeHashes.m[encoded] = h
+	}
+	typeHashes.Unlock()
+	return h
+}
+
+func (ts *typeSet) typeHash(t string) [32]byte {
 	h, ok := ts.hashes[t]
 	if !ok {
-		h = crypto.Keccak256([]byte(ts.encodeType(t)))
+		h = typeHashOf(ts.encodeType(t))
 		ts.hashes[t] = h
 	}
 	return h
 }
 
-func (ts *typeSet) hashStruct(t string, v jsonv.Value, depth int) ([]byte, error) {
+// hashStruct is the standard's hashStruct of v as type t.
+func (ts *typeSet) hashStruct(t string, v jsonv.Value, depth int) ([32]byte, error) {
 	if depth > 32 {
-		return nil, errors.New("typed data nests too deep")
+		return [32]byte{}, errors.New("typed data nests too deep")
 	}
 	o, ok := jsonv.AsObject(v)
 	if !ok {
-		return nil, fmt.Errorf("%s value is not an object", t)
+		return [32]byte{}, fmt.Errorf("%s value is not an object", t)
 	}
 	fields := ts.fields[t]
 	if o.Len() > len(fields) {
-		return nil, fmt.Errorf("%s value has members its type does not declare", t)
+		return [32]byte{}, fmt.Errorf("%s value has members its type does not declare", t)
 	}
-	buf := make([]byte, 0, 32*(len(fields)+1))
-	buf = append(buf, ts.typeHash(t)...)
+	var stack [8 * 32]byte
+	buf := stack[:0]
+	if n := 32 * (len(fields) + 1); n > len(stack) {
+		buf = make([]byte, 0, n)
+	}
+	th := ts.typeHash(t)
+	buf = append(buf, th[:]...)
 	for _, f := range fields {
 		fv, ok := o.Get(f.name)
 		if !ok {
-			return nil, fmt.Errorf("%s value lacks %s", t, f.name)
+			return [32]byte{}, fmt.Errorf("%s value lacks %s", t, f.name)
 		}
-		word, err := ts.encodeValue(f.typ, fv, depth)
-		if err != nil {
-			return nil, fmt.Errorf("%s.%s: %w", t, f.name, err)
+		var err error
+		if buf, err = ts.appendValue(buf, f.typ, fv, depth); err != nil {
+			return [32]byte{}, fmt.Errorf("%s.%s: %w", t, f.name, err)
 		}
-		buf = append(buf, word...)
 	}
-	return crypto.Keccak256(buf), nil
+	return crypto.Keccak256Hash(buf), nil
 }
 
-// encodeValue is EIP-712's encodeData for one value: always 32 bytes.
-func (ts *typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, error) {
+// appendValue appends EIP-712's encodeData of one value, always 32 bytes,
+// to buf.
+func (ts *typeSet) appendValue(buf []byte, typ string, v jsonv.Value, depth int) ([]byte, error) {
 	if elem, size, isArray := arrayOf(typ); isArray {
 		items, ok := jsonv.AsArray(v)
 		if !ok {
@@ -191,18 +251,22 @@ func (ts *typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, er
 				return nil, errors.New("array of the wrong length")
 			}
 		}
-		buf := make([]byte, 0, 32*len(items))
+		words := make([]byte, 0, 32*len(items))
 		for _, it := range items {
-			w, err := ts.encodeValue(elem, it, depth+1)
-			if err != nil {
+			var err error
+			if words, err = ts.appendValue(words, elem, it, depth+1); err != nil {
 				return nil, err
 			}
-			buf = append(buf, w...)
 		}
-		return crypto.Keccak256(buf), nil
+		h := crypto.Keccak256Hash(words)
+		return append(buf, h[:]...), nil
 	}
 	if _, ok := ts.fields[typ]; ok {
-		return ts.hashStruct(typ, v, depth+1)
+		h, err := ts.hashStruct(typ, v, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return append(buf, h[:]...), nil
 	}
 	switch typ {
 	case "string":
@@ -210,39 +274,41 @@ func (ts *typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, er
 		if !ok {
 			return nil, errors.New("not a string")
 		}
-		return crypto.Keccak256([]byte(s)), nil
+		h := keccakString(s)
+		return append(buf, h[:]...), nil
 	case "bytes":
 		b, ok := hexValue(v)
 		if !ok {
 			return nil, errors.New("not 0x hex")
 		}
-		return crypto.Keccak256(b), nil
+		h := crypto.Keccak256Hash(b)
+		return append(buf, h[:]...), nil
 	case "address":
 		s, _ := jsonv.AsString(v)
-		b, ok := HexBytes(s)
-		if !ok || len(b) != 20 {
+		var w [32]byte
+		if !decodeHexInto(w[12:], s) {
 			return nil, errors.New("not an address")
 		}
-		return leftPad(b), nil
+		return append(buf, w[:]...), nil
 	case "bool":
 		b, ok := v.(bool)
 		if !ok {
 			return nil, errors.New("not a boolean")
 		}
-		w := make([]byte, 32)
+		var w [32]byte
 		if b {
 			w[31] = 1
 		}
-		return w, nil
+		return append(buf, w[:]...), nil
 	}
 	if n, ok := sizedType(typ, "bytes"); ok && n > 0 {
 		b, ok := hexValue(v)
 		if !ok || n < 1 || n > 32 || len(b) != n {
 			return nil, fmt.Errorf("not %d bytes of hex", n)
 		}
-		w := make([]byte, 32)
-		copy(w, b)
-		return w, nil
+		var w [32]byte
+		copy(w[:], b)
+		return append(buf, w[:]...), nil
 	}
 	unsigned := strings.HasPrefix(typ, "uint")
 	prefix := "int"
@@ -256,13 +322,73 @@ func (ts *typeSet) encodeValue(typ string, v jsonv.Value, depth int) ([]byte, er
 		if bits < 8 || bits > 256 || bits%8 != 0 {
 			return nil, fmt.Errorf("unknown type %s", typ)
 		}
+		if n, ok := smallDecimal(v); ok && (bits >= 64 || n>>(bits-1) == 0) {
+			// A short decimal fits when its bits do (a signed type keeps
+			// its top bit clear); anything else takes the general path.
+			var w [32]byte
+			binary.BigEndian.PutUint64(w[24:], n)
+			return append(buf, w[:]...), nil
+		}
 		n, ok := integerValue(v)
 		if !ok {
 			return nil, errors.New("not an integer")
 		}
-		return intWord(n, bits, unsigned)
+		w, err := intWord(n, bits, unsigned)
+		if err != nil {
+			return nil, err
+		}
+		return append(buf, w...), nil
 	}
 	return nil, fmt.Errorf("unknown type %s", typ)
+}
+
+func keccakString(s string) [32]byte { return crypto.Keccak256Hash([]byte(s)) }
+
+// decodeHexInto decodes s, 0x and exactly 2·len(dst) hex digits of either
+// case (what HexBytes reads), into dst without allocating.
+func decodeHexInto(dst []byte, s string) bool {
+	if len(s) != 2+2*len(dst) || s[0] != '0' || s[1] != 'x' {
+		return false
+	}
+	for i := range dst {
+		hi, ok1 := fromHexChar(s[2+2*i])
+		lo, ok2 := fromHexChar(s[3+2*i])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func fromHexChar(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// smallDecimal reads a decimal string of 1 to 18 digits (no sign, which
+// integerValue's general path handles): any such value is below 2^60.
+func smallDecimal(v jsonv.Value) (uint64, bool) {
+	s, ok := v.(string)
+	if !ok || len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 func hexValue(v jsonv.Value) ([]byte, bool) {
@@ -363,9 +489,14 @@ func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 	if err != nil {
 		return TypedDataParts{}, err
 	}
-	var p TypedDataParts
-	copy(p.DomainSeparator[:], ds)
-	copy(p.StructHash[:], sh)
-	copy(p.Digest[:], crypto.Keccak256([]byte{0x19, 0x01}, ds, sh))
-	return p, nil
+	return TypedDataParts{DomainSeparator: ds, StructHash: sh, Digest: digest712(ds, sh)}, nil
+}
+
+// digest712 is keccak256(0x1901 ‖ domainSeparator ‖ structHash).
+func digest712(domain, structHash [32]byte) [32]byte {
+	var b [66]byte
+	b[0], b[1] = 0x19, 0x01
+	copy(b[2:], domain[:])
+	copy(b[34:], structHash[:])
+	return crypto.Keccak256Hash(b[:])
 }

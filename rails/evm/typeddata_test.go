@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"fmt"
 	"github.com/termsgate/termsgate/internal/evmref"
 	"testing"
 
@@ -88,4 +89,85 @@ func apitypesHashes(td *jsonv.Object) (TypedDataParts, error) {
 	var err error
 	p.DomainSeparator, p.StructHash, p.Digest, err = evmref.Hashes(td)
 	return p, err
+}
+
+// The channel id is remembered for the last configuration and chain asked
+// for: asked in turn, and from several goroutines, for configurations that
+// differ in one member each (a case-variant address included) and for two
+// chains, every answer is go-ethereum's apitypes digest of that
+// configuration's typed data.
+func TestChannelIDAgreesWithApitypesAcrossInputs(t *testing.T) {
+	base := ChannelConfig{
+		Payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", PayerAuthorizer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+		Receiver: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", ReceiverAuthorizer: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+		Token: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", WithdrawDelay: 900,
+	}
+	base.Salt[0] = 0xab
+	configs := []ChannelConfig{base}
+	for i := 0; i < 7; i++ {
+		c := base
+		switch i {
+		case 0:
+			c.Salt[31] = 1
+		case 1:
+			c.WithdrawDelay++
+		case 2:
+			c.Payer = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+		case 3:
+			c.PayerAuthorizer = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"
+		case 4:
+			c.Receiver = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"
+		case 5:
+			c.Token = "0x0000000000000000000000000000000000000001"
+		case 6:
+			c.Payer = "0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266" // the same address, another spelling
+		}
+		configs = append(configs, c)
+	}
+	want := map[int][32]byte{}
+	chains := []int64{84532, 8453}
+	for i, c := range configs {
+		for j, chain := range chains {
+			td := jsonv.Obj(
+				"domain", jsonv.Obj("name", batchDomainName, "version", batchDomainVersion, "chainId", chain, "verifyingContract", BatchSettlement),
+				"types", jsonv.Obj(
+					"EIP712Domain", eip712DomainType(),
+					"ChannelConfig", []jsonv.Value{
+						field("payer", "address"), field("payerAuthorizer", "address"), field("receiver", "address"),
+						field("receiverAuthorizer", "address"), field("token", "address"), field("withdrawDelay", "uint40"), field("salt", "bytes32"),
+					},
+				),
+				"primaryType", "ChannelConfig",
+				"message", c.JSON(),
+			)
+			p, err := apitypesHashes(td)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[2*i+j] = p.Digest
+		}
+	}
+	if want[0] != want[2*6+2] {
+		t.Fatal("a case-variant payer changed the reference digest")
+	}
+	done := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for round := 0; round < 50; round++ {
+				for k := range want {
+					k := (k + g + round) % len(want)
+					if got := configs[k/2].ChannelID(chains[k%2]); got != want[k] {
+						done <- fmt.Errorf("config %d on %d: %x, want %x", k/2, chains[k%2], got, want[k])
+						return
+					}
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
