@@ -71,6 +71,11 @@ func (g *Gate) withinX402(ctx context.Context, p rails.Pairing, ch rails.Channel
 	default:
 		w.Action, w.RefundAmount = rails.WithinRefund, new(big.Int).Set(amount(*refund.Amount))
 	}
+	if ic, ok := p.(rails.WithinInputChecker); ok {
+		if _, err := call(codeMemberFailed, func() (struct{}, error) { return struct{}{}, ic.CheckWithinInputs(w.Action, inputs) }); err != nil {
+			return nil, decline(NoPayableOption, refusalCode(err))
+		}
+	}
 	built, err := call(codeMemberFailed, func() (rails.InChannel, error) { return wb.BuildWithin(w, h) })
 	if err != nil {
 		return nil, decline(OfferUnreadable, refusalCode(err))

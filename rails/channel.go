@@ -110,6 +110,15 @@ type WithinBuilder interface {
 	BuildWithin(w Within, h atr.Hash) (InChannel, error)
 }
 
+// WithinInputChecker is implemented by channel pairings whose in-channel
+// build takes buyer inputs (a Solana close's blockhash and compute budget):
+// CheckWithinInputs refuses, with a namespaced code, inputs given for
+// action and malformed. The gate declines that no-payable-option before
+// anything is built or signed.
+type WithinInputChecker interface {
+	CheckWithinInputs(action WithinAction, inputs *jsonv.Object) error
+}
+
 // KindBatch is the signing request of an in-channel payment:
 // {kind: "batch", requests: [...]}, answered by the list of answers in the
 // same order.

@@ -3,8 +3,7 @@ package vectors_test
 // The channel rows: mpp-session-tempo.json's TS4 250 voucher (the first
 // payment inside the channel B6 opens) and the newer buyer rows BW1, BW2 and
 // BW4 (https://agenticterms.integraledger.com/reference/vectors), built on B6's opening and buyer.json's payer
-// key. BW3 is x402/batch-settlement/solana's, a pairing termsgate does not
-// implement.
+// key; BW3, x402/batch-settlement/solana's, in x402_batch_solana_test.go.
 
 import (
 	"context"
@@ -219,7 +218,5 @@ func TestChannels(t *testing.T) {
 		}
 	})
 
-	t.Run("BW3", func(t *testing.T) {
-		t.Skip("x402/batch-settlement/solana is not implemented yet (a later rails issue)")
-	})
+	t.Run("BW3", func(t *testing.T) { runBW3(t) })
 }

@@ -3,8 +3,9 @@ package vectors_test
 // x402-batch-settlement.json: EB1–EB8 (x402/batch-settlement/eip155), the
 // agreedRefusals rows of the pairings termsgate implements, and the buyer
 // rows B2 and B6 of each; EC1 and the Cloudflare rows in
-// x402_batch_cloudflare_test.go. The ES rows (x402/batch-settlement/solana)
-// are skipped with their reason until that pairing lands.
+// x402_batch_cloudflare_test.go; the ES rows, the SVM refusal row and the
+// Solana buyer rows (x402/batch-settlement/solana) in
+// x402_batch_solana_test.go.
 
 import (
 	"context"
@@ -330,11 +331,7 @@ func TestX402BatchSettlement(t *testing.T) {
 		}
 	})
 
-	for _, name := range []string{"ES1", "ES2", "ES3", "ES4", "ES5", "ES6", "ES7"} {
-		t.Run(name, func(t *testing.T) {
-			t.Skip("x402/batch-settlement/solana is not implemented yet")
-		})
-	}
+	batchSolanaRows(t, f) // ES1–ES7 (x402_batch_solana_test.go)
 	t.Run("EC1", func(t *testing.T) { ec1(t, f) })
 
 	t.Run("agreedRefusals", func(t *testing.T) {
@@ -382,13 +379,7 @@ func TestX402BatchSettlement(t *testing.T) {
 			wantDecline(t, err, gate.Code(str(t, expects[1], "decline")), "")
 		})
 		cloudflareBuyerRows(t, f)
-		for _, pairing := range []string{"x402/batch-settlement/solana"} {
-			for _, name := range []string{"B2", "B6"} {
-				t.Run(name+"/"+pairing, func(t *testing.T) {
-					t.Skip(pairing + " is not implemented yet")
-				})
-			}
-		}
+		batchSolanaBuyerRows(t, f)
 	})
 }
 
@@ -457,7 +448,7 @@ func batchAgreedRefusal(t *testing.T, i int, b batchEVM, presented *jsonv.Object
 		}
 		return errs
 	case 5: // the Solana row
-		return nil
+		return batchSolanaAgreedRefusal(t, b.f)
 	case 6: // a Cloudflare build whose legal context names another hash
 		return cloudflareLegalContextConflict(t, b.f)
 	}

@@ -21,6 +21,7 @@ func Default() *rails.Registry {
 		evm.Batch{},
 		cloudflare.Batch{},
 		solana.Exact{},
+		solana.Batch{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},
