@@ -27,34 +27,65 @@ func New(chars string) *Alphabet {
 // Bitcoin is Bitcoin's alphabet, which Solana uses.
 var Bitcoin = New("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")
 
+// The arithmetic runs on 32-bit limbs: in base 58^5 while encoding (five
+// digits a limb), in base 2^32 while decoding (five characters a step), so
+// a 32-byte key takes a few dozen multiplications instead of hundreds.
+const (
+	pow5   = 58 * 58 * 58 * 58 * 58 // 656,356,768 < 2^32
+	digits = 5
+)
+
 // Encode writes b. The work is quadratic in len(b): keys and addresses only.
 func (a *Alphabet) Encode(b []byte) string {
 	zeros := 0
 	for zeros < len(b) && b[zeros] == 0 {
 		zeros++
 	}
-	// log(256)/log(58) < 1.38: enough digits for any input.
-	digits := make([]byte, 0, len(b)*138/100+1)
-	for _, c := range b[zeros:] {
-		carry := int(c)
-		for i := range digits {
-			carry += int(digits[i]) << 8
-			digits[i] = byte(carry % 58)
-			carry /= 58
+	rest := b[zeros:]
+	// Little-endian limbs in base 58^5; log(256)/log(58^5) < 0.28.
+	limbs := make([]uint32, 0, len(rest)*28/100+2)
+	for len(rest) > 0 {
+		// The leading partial word first, then whole 32-bit words.
+		n := len(rest) % 4
+		if n == 0 {
+			n = 4
+		}
+		var word uint64
+		for _, c := range rest[:n] {
+			word = word<<8 | uint64(c)
+		}
+		shift := uint(8 * n)
+		rest = rest[n:]
+		carry := word
+		for i := range limbs {
+			t := uint64(limbs[i])<<shift + carry
+			limbs[i] = uint32(t % pow5)
+			carry = t / pow5
 		}
 		for carry > 0 {
-			digits = append(digits, byte(carry%58))
-			carry /= 58
+			limbs = append(limbs, uint32(carry%pow5))
+			carry /= pow5
 		}
 	}
-	out := make([]byte, zeros+len(digits))
+	out := make([]byte, zeros+len(limbs)*digits)
 	for i := 0; i < zeros; i++ {
 		out[i] = a.chars[0]
 	}
-	for i, d := range digits {
-		out[len(out)-1-i] = a.chars[d]
+	// Written from the end, five digits a limb; the top limb's leading
+	// zero digits are then dropped.
+	pos := len(out)
+	for _, l := range limbs {
+		for k := 0; k < digits; k++ {
+			pos--
+			out[pos] = a.chars[l%58]
+			l /= 58
+		}
 	}
-	return string(out)
+	lead := zeros
+	for lead < len(out) && out[lead] == a.chars[0] {
+		lead++
+	}
+	return string(append(out[:zeros], out[lead:]...))
 }
 
 // Decode reads s; ok is false for any character outside the alphabet.
@@ -64,28 +95,44 @@ func (a *Alphabet) Decode(s string) (b []byte, ok bool) {
 	for zeros < len(s) && s[zeros] == a.chars[0] {
 		zeros++
 	}
-	le := make([]byte, 0, len(s)*733/1000+1) // little-endian bytes
-	for i := zeros; i < len(s); i++ {
-		v := a.index[s[i]]
-		if v < 0 {
-			return nil, false
+	// Little-endian limbs in base 2^32; log(58)/log(2^32) < 0.184.
+	limbs := make([]uint32, 0, (len(s)-zeros)*184/1000+2)
+	for i := zeros; i < len(s); {
+		var chunk, mul uint64 = 0, 1
+		for k := 0; k < digits && i < len(s); k, i = k+1, i+1 {
+			v := a.index[s[i]]
+			if v < 0 {
+				return nil, false
+			}
+			chunk = chunk*58 + uint64(v)
+			mul *= 58
 		}
-		carry := int(v)
-		for j := range le {
-			carry += int(le[j]) * 58
-			le[j] = byte(carry)
-			carry >>= 8
+		carry := chunk
+		for j := range limbs {
+			t := uint64(limbs[j])*mul + carry
+			limbs[j] = uint32(t)
+			carry = t >> 32
 		}
 		for carry > 0 {
-			le = append(le, byte(carry))
-			carry >>= 8
+			limbs = append(limbs, uint32(carry))
+			carry >>= 32
 		}
 	}
-	out := make([]byte, zeros+len(le))
-	for i, c := range le {
-		out[len(out)-1-i] = c
+	out := make([]byte, zeros+4*len(limbs))
+	pos := len(out)
+	for _, l := range limbs {
+		for k := 0; k < 4; k++ {
+			pos--
+			out[pos] = byte(l)
+			l >>= 8
+		}
 	}
-	return out, true
+	// The top limb's leading zero bytes are not part of the number.
+	lead := zeros
+	for lead < len(out) && out[lead] == 0 {
+		lead++
+	}
+	return append(out[:zeros], out[lead:]...), true
 }
 
 // Has reports whether c is a character of the alphabet.
