@@ -20,7 +20,9 @@ import (
 const SolanaDevSeed = "0101010101010101010101010101010101010101010101010101010101010101"
 
 // Solana signs solana-message and ed25519-raw requests (and batches of
-// them) with one Ed25519 key held in memory, answering base58 signatures.
+// them) with one Ed25519 key held in memory, answering base58 signatures,
+// and answers solana-session-open requests with the signed open
+// (solana_session.go).
 type Solana struct {
 	key     ed25519.PrivateKey
 	pub     solana.Key
@@ -132,6 +134,8 @@ func (s *Solana) Sign(ctx context.Context, req rails.Request) (jsonv.Value, erro
 			return nil, errors.New("signer: the message does not ask this key to sign")
 		}
 		return solana.Base58(ed25519.Sign(s.key, msg)), nil
+	case solana.KindSessionOpen:
+		return s.sessionOpen(req)
 	case "ed25519-raw":
 		msg, err := messageBytes(req)
 		if err != nil {

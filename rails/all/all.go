@@ -22,6 +22,7 @@ func Default() *rails.Registry {
 		cloudflare.Batch{},
 		solana.Exact{},
 		solana.Batch{},
+		solana.Session{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

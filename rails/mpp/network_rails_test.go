@@ -35,8 +35,7 @@ func TestNetworkOfTheOtherRails(t *testing.T) {
 			t.Errorf("%s offers a pairing: %v", c.method, err)
 		}
 	}
-	// The shared checks still run first, and a session of those rails is not
-	// read here.
+	// The shared checks still run first.
 	noExpiry := issued("xrpl", "charge", `{"methodDetails":{"network":"testnet"}}`)
 	noExpiry.Delete("expires")
 	if _, err := Network(noExpiry); code(err) != CodeExpiresRequired {
@@ -45,7 +44,10 @@ func TestNetworkOfTheOtherRails(t *testing.T) {
 	if _, err := Network(issued("xrpl", "charge", `{"methodDetails":[]}`)); code(err) != CodeRequestMalformed {
 		t.Errorf("methodDetails a list: %v", err)
 	}
-	if _, err := Network(issued("solana", "session", `{"methodDetails":{"network":"devnet"}}`)); code(err) != CodeNotThisPairing {
-		t.Errorf("a Solana session: %v", err)
+	// A Solana session must name its network; localnet names none.
+	for details, want := range map[string]string{`{}`: CodeSVMNetworkMalformed, `{"network":"localnet"}`: CodeSVMNetworkUndeclared} {
+		if _, err := Network(issued("solana", "session", `{"methodDetails":`+details+`}`)); code(err) != want {
+			t.Errorf("a Solana session with %s: %v", details, err)
+		}
 	}
 }
