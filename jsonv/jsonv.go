@@ -169,14 +169,8 @@ func (o *Object) Clone() *Object {
 	if o == nil {
 		return nil
 	}
-	c := &Object{members: make([]Member, len(o.members))}
-	for i, m := range o.members {
-		c.members[i] = Member{Key: m.Key, Value: Clone(m.Value)}
-	}
-	if o.index != nil {
-		c.index = &nameIndex{slots: slices.Clone(o.index.slots)}
-	}
-	return c
+	c := newCloner(o)
+	return c.object(o)
 }
 
 // Clone copies any Value deeply.
@@ -185,14 +179,92 @@ func Clone(v Value) Value {
 	case *Object:
 		return x.Clone()
 	case []Value:
-		c := make([]Value, len(x))
-		for i := range x {
-			c[i] = Clone(x[i])
-		}
-		return c
+		c := newCloner(x)
+		return c.array(x)
 	default:
 		return v
 	}
+}
+
+// cloner copies a tree of values into three slabs sized by a first walk:
+// its objects, their members and its arrays' elements, so that a copy costs
+// a few allocations whatever its number of objects. Each object's members
+// and each array are capped at their length, so that a Set or an append on
+// the copy moves it out of the slab instead of writing over a neighbour.
+type cloner struct {
+	objects []Object
+	members []Member
+	values  []Value
+}
+
+func newCloner(v Value) cloner {
+	var n cloneCount
+	n.count(v)
+	return cloner{objects: make([]Object, n.objects), members: make([]Member, n.members), values: make([]Value, n.values)}
+}
+
+// cloneCount is the first walk's tally.
+type cloneCount struct{ objects, members, values int }
+
+func (n *cloneCount) count(v Value) {
+	switch x := v.(type) {
+	case *Object:
+		if x == nil {
+			return
+		}
+		n.objects++
+		n.members += len(x.members)
+		for i := range x.members {
+			n.count(x.members[i].Value)
+		}
+	case []Value:
+		n.values += len(x)
+		for _, e := range x {
+			n.count(e)
+		}
+	}
+}
+
+func (c *cloner) value(v Value) Value {
+	switch x := v.(type) {
+	case *Object:
+		if x == nil {
+			return x
+		}
+		return c.object(x)
+	case []Value:
+		return c.array(x)
+	default:
+		return v
+	}
+}
+
+func (c *cloner) object(o *Object) *Object {
+	out := &c.objects[0]
+	c.objects = c.objects[1:]
+	n := len(o.members)
+	out.members = c.members[:n:n]
+	c.members = c.members[n:]
+	for i, m := range o.members {
+		out.members[i] = Member{Key: m.Key, Value: c.value(m.Value)}
+	}
+	if o.index != nil {
+		out.index = &nameIndex{slots: slices.Clone(o.index.slots)}
+	}
+	return out
+}
+
+func (c *cloner) array(a []Value) []Value {
+	if a == nil {
+		return make([]Value, 0) // a copy of an empty array is an empty array, as before
+	}
+	n := len(a)
+	out := c.values[:n:n]
+	c.values = c.values[n:]
+	for i, e := range a {
+		out[i] = c.value(e)
+	}
+	return out
 }
 
 // Accessors. Each reports whether v has the asked-for JSON type.

@@ -92,6 +92,63 @@ func TestCloneDoesNotAlias(t *testing.T) {
 	}
 }
 
+// A copy is laid out in shared slabs: growing, shrinking or rewriting any
+// object or array of it must leave its neighbours in the copy, and the
+// original, as they were.
+func TestCloneSlabsStayApart(t *testing.T) {
+	const text = `{"a":{"b":[1,{"x":true},[]],"c":{}},"d":[{"e":null},{"f":"g"}],"h":{"i":{"j":{}}}}`
+	v, _ := Parse([]byte(text))
+	o := v.(*Object)
+	c := o.Clone()
+	if String(c) != text {
+		t.Fatalf("copy %s", String(c))
+	}
+	again := c.Clone()
+	var objects []*Object
+	var walk func(v Value)
+	walk = func(v Value) {
+		switch x := v.(type) {
+		case *Object:
+			objects = append(objects, x)
+			for _, m := range x.Members() {
+				walk(m.Value)
+			}
+		case []Value:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(c)
+	for i, x := range objects {
+		x.Set("added", Number(i)) // appends past each object's members
+	}
+	for _, x := range objects {
+		if arr, ok := x.Get("b"); ok {
+			list := arr.([]Value)
+			list[0] = "rewritten"
+			x.Set("b", append(list, "more")) // appends past the array
+		}
+		x.Delete("added")
+	}
+	if String(o) != text {
+		t.Fatalf("the original changed: %s", String(o))
+	}
+	if String(again) != text {
+		t.Fatalf("a copy of the copy changed: %s", String(again))
+	}
+	want := `{"a":{"b":["rewritten",{"x":true},[],"more"],"c":{}},"d":[{"e":null},{"f":"g"}],"h":{"i":{"j":{}}}}`
+	if String(c) != want {
+		t.Fatalf("copy after changes %s, want %s", String(c), want)
+	}
+	if got := String(Clone([]Value{})); got != "[]" {
+		t.Fatalf("empty array %s", got)
+	}
+	if Clone((*Object)(nil)).(*Object) != nil || Clone([]Value(nil)) == nil {
+		t.Fatal("nil copies")
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d\ude00"`, `1e400`, `[[[[]]]]`} {
 		f.Add([]byte(s))
