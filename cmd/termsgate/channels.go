@@ -109,16 +109,19 @@ func runChannelWithin(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if !flagSet(f.fs, "pairing") {
 		pairing = hold.Pairing
 	}
+	// The key signs on the hold's chain unless --network names one: a
+	// Solana channel's hold takes the Solana key without --network.
+	network := keys.network
+	if !flagSet(f.fs, "network") {
+		network = hold.Network
+		keys.network = network
+	}
 	s, err := keys.signer(stderr)
 	if err != nil {
 		return usageError(stderr, "channel-within", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	network := keys.network
-	if !flagSet(f.fs, "network") {
-		network = hold.Network
-	}
 	policy, err := limits.forKey(keys, network)
 	if err != nil {
 		return usageError(stderr, "channel-within", err)

@@ -10,17 +10,18 @@ import (
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 )
 
-// solanaFlags give x402/exact/solana its buyer inputs from a Solana
-// JSON-RPC endpoint.
+// solanaFlags give the Solana pairings (x402/exact/solana,
+// x402/batch-settlement/solana) their buyer inputs from a Solana JSON-RPC
+// endpoint.
 type solanaFlags struct{ rpc string }
 
 func addSolanaFlags(fs *flag.FlagSet) *solanaFlags {
 	s := &solanaFlags{}
-	fs.StringVar(&s.rpc, "solana-rpc", "", "a Solana JSON-RPC URL giving Solana payments the mint's decimals and program and a recent blockhash (getAccountInfo, getLatestBlockhash)")
+	fs.StringVar(&s.rpc, "solana-rpc", "", "a Solana JSON-RPC URL giving Solana payments the mint's decimals and program, a recent blockhash and, for a channel, the opening slot (getAccountInfo, getLatestBlockhash, getSlot)")
 	return s
 }
 
-// inputsFor is pay.Transport.InputsFor: the Solana pairing's inputs from
+// inputsFor is pay.Transport.InputsFor: the Solana pairings' inputs from
 // --solana-rpc, every other pairing's from next.
 func (s *solanaFlags) inputsFor(hc *http.Client, next func(context.Context, string, jsonv.Value, string) (*jsonv.Object, error)) func(context.Context, string, jsonv.Value, string) (*jsonv.Object, error) {
 	if s == nil || s.rpc == "" {
@@ -28,7 +29,7 @@ func (s *solanaFlags) inputsFor(hc *http.Client, next func(context.Context, stri
 	}
 	c := &solanarpc.Client{URL: s.rpc, HTTP: hc}
 	return func(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
-		if pairing == solana.ExactID {
+		if pairing == solana.ExactID || pairing == solana.BatchID {
 			return c.InputsFor(ctx, pairing, doc, account)
 		}
 		if next == nil {

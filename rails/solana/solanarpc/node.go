@@ -11,7 +11,7 @@ import (
 )
 
 // Node is a small stand-in for a Solana JSON-RPC endpoint answering
-// getLatestBlockhash and getAccountInfo in the documented shapes from
+// getLatestBlockhash, getAccountInfo and getSlot in the documented shapes from
 // values it holds: for the demo and the tests, which run offline. Any
 // other method is the JSON-RPC method-not-found error.
 type Node struct {
@@ -50,6 +50,8 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("jsonrpc", "2.0", "result", result, "id", id)))
 	}
 	switch method {
+	case "getSlot":
+		answer(n.Slot)
 	case "getLatestBlockhash":
 		answer(jsonv.Obj("context", ctx, "value", jsonv.Obj("blockhash", n.Blockhash, "lastValidBlockHeight", n.LastValid)))
 	case "getAccountInfo":

@@ -1,7 +1,8 @@
 // Package solanarpc gives the Solana pairings their buyer inputs from a
-// Solana JSON-RPC endpoint: a recent blockhash (getLatestBlockhash) and a
+// Solana JSON-RPC endpoint: a recent blockhash (getLatestBlockhash), a
 // mint's decimals and token program (getAccountInfo of the mint: its owner
-// is the token program, its data the SPL mint layout). Methods and answers
+// is the token program, its data the SPL mint layout) and the current slot
+// (getSlot, a batch-settlement channel's opening slot). Methods and answers
 // as https://solana.com/docs/rpc/http documents them.
 package solanarpc
 
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/solana"
 )
 
@@ -148,27 +150,37 @@ func (c *Client) Inputs(ctx context.Context, mint string) (*jsonv.Object, error)
 	return jsonv.Obj("decimals", decimals, "tokenProgram", program, "recentBlockhash", bh), nil
 }
 
-// InputsFor is pay.Transport.InputsFor for x402/exact/solana: the inputs
-// for the mint of the first option on the account's network in doc. Any
-// other pairing, or a document the pairing does not read, has none (nil,
-// nil): the gate then declines the offer on its own terms.
+// InputsFor is pay.Transport.InputsFor for the Solana pairings: the inputs
+// for the mint of the first option on the account's network in doc
+// (x402/exact/solana: Inputs; x402/batch-settlement/solana: BatchInputs,
+// the account's key authorizing vouchers). Any other pairing, or a document
+// the pairing does not read, has none (nil, nil): the gate then declines
+// the offer on its own terms.
 func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
-	if pairing != solana.ExactID {
+	var read rails.Read
+	var err error
+	switch pairing {
+	case solana.ExactID:
+		read, err = solana.Exact{}.Read(doc)
+	case solana.BatchID:
+		read, err = solana.Batch{}.Read(doc)
+	default:
 		return nil, nil
 	}
-	read, err := solana.Exact{}.Read(doc)
 	if err != nil {
 		return nil, nil
 	}
-	_, network, ok := strings.Cut(account, ":")
-	network, _, ok2 := strings.Cut(network, ":")
-	if !ok || !ok2 {
+	parts := strings.Split(account, ":")
+	if len(parts) != 3 || parts[0] != "solana" {
 		return nil, nil
 	}
 	for _, v := range read.Options {
 		o, _ := jsonv.AsObject(v)
-		if n, _ := o.GetString("network"); n == "solana:"+network {
+		if n, _ := o.GetString("network"); n == "solana:"+parts[1] {
 			mint, _ := o.GetString("asset")
+			if pairing == solana.BatchID {
+				return c.BatchInputs(ctx, mint, parts[2])
+			}
 			return c.Inputs(ctx, mint)
 		}
 	}

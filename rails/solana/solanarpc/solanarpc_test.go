@@ -98,3 +98,38 @@ func TestInputsForTheOffer(t *testing.T) {
 		t.Fatal("the node was asked for an offer it has no inputs for")
 	}
 }
+
+// x402/batch-settlement/solana's inputs: the mint's program, the slot and
+// a blockhash, three calls; the account's key authorizes the vouchers.
+func TestBatchInputsFromANode(t *testing.T) {
+	node := &solanarpc.Node{Slot: 341000000, Blockhash: blockhash, LastValid: 1, Mints: map[string]solanarpc.NodeMint{mint: {Owner: token, Decimals: 6}}}
+	srv := httptest.NewServer(node)
+	defer srv.Close()
+	c := &solanarpc.Client{URL: srv.URL, HTTP: srv.Client()}
+	doc, _ := jsonv.Parse([]byte(`{"x402Version":2,"accepts":[{"scheme":"batch-settlement","network":"solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1","amount":"1000","asset":"` + mint +
+		`","payTo":"2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4","maxTimeoutSeconds":300,"extra":{"feePayer":"9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu","withdrawDelay":3600,"tokenProgram":"` + token + `"}}],` +
+		`"extensions":{"legalContext":{"info":{"type":"sha256","value":"0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","legalContextUrl":"https://atr.seller.example/x"}}}}`))
+	account := "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9"
+	in, err := c.InputsFor(context.Background(), "x402/batch-settlement/solana", doc, account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"payerAuthorizer":"AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9","openSlot":"341000000","tokenProgram":"` + token + `","recentBlockhash":"` + blockhash + `"}`
+	if got := jsonv.String(in); got != want || node.Calls.Load() != 3 {
+		t.Fatalf("inputs %s after %d calls", got, node.Calls.Load())
+	}
+	// The exact pairing does not read a batch option.
+	if in, err := c.InputsFor(context.Background(), "x402/exact/solana", doc, account); in != nil || err != nil {
+		t.Fatalf("exact on a batch offer: %v %v", in, err)
+	}
+	// getSlot's answer must be a slot.
+	for _, body := range []string{`{"jsonrpc":"2.0","result":-1,"id":1}`, `{"jsonrpc":"2.0","result":"341000000","id":1}`,
+		`{"jsonrpc":"2.0","result":9007199254740993,"id":1}`, `{"jsonrpc":"2.0","result":1.5,"id":1}`} {
+		bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }))
+		c := &solanarpc.Client{URL: bad.URL, HTTP: bad.Client()}
+		if _, err := c.Slot(context.Background()); err == nil || !strings.Contains(err.Error(), "getSlot") {
+			t.Fatalf("%s: %v", body, err)
+		}
+		bad.Close()
+	}
+}
