@@ -324,7 +324,7 @@ func (g *Gate) Within(ctx context.Context, doc jsonv.Value, hold *Hold, pairing 
 		}
 		return nil, decline(OfferUnreadable, code)
 	}
-	return g.signWithin(ctx, ch, built, w, hold, h, signer)
+	return g.signWithin(ctx, ch, built, nil, w, hold, h, signer)
 }
 
 // heldHash re-checks the hold before any of it is used:
@@ -452,10 +452,16 @@ func challengeCharge(c *jsonv.Object, h atr.Hash) (*big.Int, error) {
 }
 
 // signWithin asks the policy, signs the built payment as one batch and
-// checks what came back.
-func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InChannel, w rails.Within, hold *Hold, h atr.Hash, signer Signer) (*WithinResult, error) {
-	reqs, err := call(codeMemberFailed, func() ([]rails.Request, error) { return built.Requests(), nil })
-	if err != nil || len(reqs) == 0 {
+// checks what came back. reqs are built's requests when the caller already
+// asked for them (nil: asked here).
+func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InChannel, reqs []rails.Request, w rails.Within, hold *Hold, h atr.Hash, signer Signer) (*WithinResult, error) {
+	if reqs == nil {
+		var err error
+		if reqs, err = requestsOf(built); err != nil {
+			return nil, err
+		}
+	}
+	if len(reqs) == 0 {
 		return nil, decline(OfferUnreadable, codeMemberFailed)
 	}
 	list := make([]jsonv.Value, len(reqs))
@@ -477,6 +483,16 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 	res, err := g.signBatch(ctx, ch, batch, len(reqs), built, w, hold, h, signer)
 	settle(ctx, err)
 	return res, err
+}
+
+// requestsOf asks built for its requests once; the x402 path checks them
+// before signing and signs the same list.
+func requestsOf(built rails.InChannel) ([]rails.Request, error) {
+	reqs, err := call(codeMemberFailed, func() ([]rails.Request, error) { return built.Requests(), nil })
+	if err != nil {
+		return nil, decline(OfferUnreadable, codeMemberFailed)
+	}
+	return reqs, nil
 }
 
 // railOf is the registered pairing id names, nil when none.

@@ -80,10 +80,14 @@ func (g *Gate) withinX402(ctx context.Context, p rails.Pairing, ch rails.Channel
 	if err != nil {
 		return nil, decline(OfferUnreadable, refusalCode(err))
 	}
-	if err := wouldName(ch, built, hold); err != nil {
+	reqs, err := requestsOf(built)
+	if err != nil {
 		return nil, err
 	}
-	return g.signWithin(ctx, ch, built, w, hold, h, signer)
+	if err := wouldName(ch, built, reqs, hold); err != nil {
+		return nil, err
+	}
+	return g.signWithin(ctx, ch, built, reqs, w, hold, h, signer)
 }
 
 // cloneChoice copies the document and the option read from it. The copy
@@ -106,13 +110,9 @@ func cloneChoice(required, accepted *jsonv.Object) (*jsonv.Object, *jsonv.Object
 	return req, accepted.Clone()
 }
 
-// wouldName completes built with placeholder signatures and checks that the
-// payment would name the held channel.
-func wouldName(ch rails.Channel, built rails.InChannel, hold *Hold) error {
-	reqs, err := call(codeMemberFailed, func() ([]rails.Request, error) { return built.Requests(), nil })
-	if err != nil {
-		return decline(OfferUnreadable, codeMemberFailed)
-	}
+// wouldName completes built (whose requests are reqs) with placeholder
+// signatures and checks that the payment would name the held channel.
+func wouldName(ch rails.Channel, built rails.InChannel, reqs []rails.Request, hold *Hold) error {
 	fake := make([]string, len(reqs))
 	for i, r := range reqs {
 		k, _ := r.GetString("kind")

@@ -416,13 +416,7 @@ func (p Batch) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 // ReceiveWithAuthorization ({from, to, value, validAfter, validBefore,
 // nonce}, all strings) under the token's domain: only to may submit it.
 func ReceiveWithAuthorization(name, version string, chain int64, token string, authorization *jsonv.Object) *jsonv.Object {
-	td := TransferWithAuthorization(name, version, chain, token, authorization)
-	types, _ := td.GetObject("types")
-	fields, _ := types.Get("TransferWithAuthorization")
-	types.Delete("TransferWithAuthorization")
-	types.Set("ReceiveWithAuthorization", fields)
-	td.Set("primaryType", "ReceiveWithAuthorization")
-	return td
+	return tokenAuthorization(name, version, chain, token, receiveTypes, "ReceiveWithAuthorization", authorization)
 }
 
 // Permit2Deposit is the Permit2 PermitWitnessTransferFrom that lets the
@@ -448,15 +442,16 @@ func Permit2Deposit(chain int64, token, amount, nonce, deadline, channel string)
 	)
 }
 
+// voucherTypes are a voucher's types, built once; each request gets a copy.
+var voucherTypes = jsonv.Obj("EIP712Domain", eip712DomainType(),
+	"Voucher", []jsonv.Value{field("channelId", "bytes32"), field("maxClaimableAmount", "uint128")})
+
 // VoucherTypedData is the voucher the payer's authorizer signs: the channel
 // and the cumulative amount the receiver may claim from it.
 func VoucherTypedData(chain int64, channel, maxClaimable string) *jsonv.Object {
 	return jsonv.Obj(
 		"domain", jsonv.Obj("name", batchDomainName, "version", batchDomainVersion, "chainId", chain, "verifyingContract", BatchSettlement),
-		"types", jsonv.Obj(
-			"EIP712Domain", eip712DomainType(),
-			"Voucher", []jsonv.Value{field("channelId", "bytes32"), field("maxClaimableAmount", "uint128")},
-		),
+		"types", voucherTypes.Clone(),
 		"primaryType", "Voucher",
 		"message", jsonv.Obj("channelId", channel, "maxClaimableAmount", maxClaimable),
 	)
@@ -588,6 +583,13 @@ func (p Batch) channelOf(presented jsonv.Value) (accepted, payload *jsonv.Object
 	if err != nil {
 		return
 	}
+	c, channel, err = channelOfPayload(accepted, payload)
+	return
+}
+
+// channelOfPayload is channelOf once the payment's option and payload are
+// read.
+func channelOfPayload(accepted, payload *jsonv.Object) (c ChannelConfig, channel [32]byte, err error) {
 	malformed := rails.Refuse(x402.CodePayloadMalformed)
 	cv, _ := payload.Get("channelConfig")
 	c, ok := channelConfigOf(cv)
@@ -604,17 +606,24 @@ func (p Batch) channelOf(presented jsonv.Value) (accepted, payload *jsonv.Object
 	network, _ := accepted.GetString("network")
 	chain, _ := chainID(network)
 	channel = c.ChannelID(chain)
-	if !SameBytes(hex0x(channel[:]), named) {
+	if !sameHex32(channel, named) {
 		err = rails.Refuse(x402.CodeChannelIDMismatch)
 	}
 	return
+}
+
+// sameHex32 is SameBytes(hex0x(b[:]), s) without writing b out: s is 0x and
+// the 64 hex digits of b, in either case.
+func sameHex32(b [32]byte, s string) bool {
+	var d [32]byte
+	return decodeHexInto(d[:], s) && d == b
 }
 
 // Bound reads H back out of an opening: the configuration's salt, once the
 // deposit reads and the configuration hashes to the voucher's channel id. No
 // signature is verified.
 func (p Batch) Bound(presented jsonv.Value) (string, error) {
-	_, payload, err := x402.Presented(presented, p.serves)
+	accepted, payload, err := x402.Presented(presented, p.serves)
 	if err != nil {
 		return "", err
 	}
@@ -628,7 +637,7 @@ func (p Batch) Bound(presented jsonv.Value) (string, error) {
 	if _, err := depositOf(payload); err != nil {
 		return "", err
 	}
-	_, _, c, _, err := p.channelOf(presented)
+	c, _, err := channelOfPayload(accepted, payload)
 	if err != nil {
 		return "", err
 	}
