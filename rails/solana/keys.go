@@ -115,7 +115,7 @@ func FindProgramAddress(seeds [][]byte, program Key) (Key, uint8, error) {
 		h.Write([]byte("ProgramDerivedAddress"))
 		var k Key
 		h.Sum(k[:0])
-		if !onCurve(k[:]) {
+		if isOffCurve(k) {
 			return k, uint8(bump), nil
 		}
 	}
