@@ -69,6 +69,10 @@ type PaymentSummary struct {
 	// it is signed in. A voucher grants its cumulative amount, so what it
 	// adds is that amount less Hold.SignedMax.
 	Hold *Hold
+	// Unbound is set for a payment to an offer that publishes no terms
+	// (TransactUnbound): H is zero and the payment binds the buyer to
+	// nothing it read. A policy refuses it unless it was told to allow it.
+	Unbound bool
 }
 
 var defaultRegistry = all.Default()

@@ -63,8 +63,12 @@ func (f *Finished) JSON() *jsonv.Object {
 }
 
 // JSON is {atrHash, atr, signed, landed?, agreement?}, or, when the
-// agreement payment awaits approval, {atrHash, atr, approve}.
+// agreement payment awaits approval, {atrHash, atr, approve}; for an
+// unbound payment {unbound: true, nonce, signed}, without terms.
 func (t *Transacted) JSON() *jsonv.Object {
+	if t.Unbound {
+		return jsonv.Obj("unbound", true, "nonce", t.Nonce, "signed", t.Signed)
+	}
 	out := jsonv.Obj("atrHash", t.H.String(), "atr", ATRJSON(t.Bytes))
 	if t.Approve != nil {
 		out.Set("approve", t.Approve.JSON())

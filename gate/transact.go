@@ -39,6 +39,10 @@ type Transacted struct {
 	H         atr.Hash
 	Agreement *AgreementReceipt // the receipt, when an agreement was paid
 	Approve   *AgreementPayment // set (and nothing signed) when approval is needed
+	// Unbound is set by TransactUnbound: the offer published no terms,
+	// Bytes is nil, H zero, and the payment carries Nonce instead of H.
+	Unbound bool
+	Nonce   string
 }
 
 // Transact confirms the offer, runs the agreement exchange when the pairing's

@@ -101,6 +101,11 @@ func (p *Payment) Result() (*pay.Result, error) {
 			Payer: p.Payer, Payee: p.Payee, PayableUntil: p.PayableUntil,
 		}},
 	}
+	// An unbound payment (pay.Result.Unbound) was journaled with no terms
+	// and a zero H; it is presented again as what it is.
+	if h == (atr.Hash{}) && len(p.ATR) == 0 {
+		r.Unbound, r.Summary.Unbound = true, true
+	}
 	if len(p.Signed) > 0 {
 		if r.Signed, err = jsonv.Parse(p.Signed); err != nil {
 			return nil, fmt.Errorf("ledger: payment %s: the payment is unreadable: %w", p.ID, err)

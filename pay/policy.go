@@ -63,12 +63,20 @@ type PolicyConfig struct {
 	// Budget between Policies (or processes, with a durable one) to share
 	// the totals.
 	Budget Budget
+	// AllowUnbound lets the Policy allow a payment to an offer that
+	// publishes no terms (gate.PaymentSummary.Unbound): one that binds the
+	// buyer to nothing it could read first (docs/protocol.md, "Unbound
+	// payments"). Off, such a payment is refused (policy/unbound-not-allowed),
+	// and a Transport whose Policy is off declines those offers as it
+	// always did. Every limit applies to it as to any payment.
+	AllowUnbound bool
 }
 
 // Policy is a spend policy for gate.Gate.Policy (and Transport.Policy). It
 // judges the Summary of the signing request, in this order, refusing with a
 // *gate.Decline (no-payable-option) whose detail is the first failed check:
-// request readable (policy/request-unreadable), network allowed
+// request readable (policy/request-unreadable), an unbound payment allowed
+// (policy/unbound-not-allowed, unless AllowUnbound), network allowed
 // (policy/network-not-allowed), asset allowed (policy/asset-not-allowed),
 // payee allowed (policy/payee-not-allowed), amount within the asset's
 // MaxAmount (policy/amount-above-maximum), validBefore − now within
@@ -99,6 +107,7 @@ type Policy struct {
 	maxPayable time.Duration
 	now        func() time.Time
 	budget     Budget
+	unbound    bool
 
 	mu      sync.Mutex
 	pending map[rails.Request][]string // reservation ids by the request they were made for
@@ -118,6 +127,7 @@ func NewPolicy(c PolicyConfig) (*Policy, error) {
 	p := &Policy{
 		limits: map[BudgetKey]limit{}, networks: map[string]bool{}, payees: map[string]bool{},
 		maxPayable: c.MaxPayable, now: c.Now, budget: c.Budget, pending: map[rails.Request][]string{},
+		unbound: c.AllowUnbound,
 	}
 	if p.maxPayable == 0 {
 		p.maxPayable = DefaultMaxPayable
@@ -248,6 +258,11 @@ func copyInt(n *big.Int) *big.Int {
 	return new(big.Int).Set(n)
 }
 
+// AllowsUnbound reports whether the Policy was configured with
+// AllowUnbound. A Transport pays offers without terms only when its Policy
+// says so.
+func (p *Policy) AllowsUnbound() bool { return p != nil && p.unbound }
+
 // Allow implements gate.Policy.
 func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	if p == nil {
@@ -258,6 +273,9 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 		return err
 	}
 	now := p.now()
+	if s.Unbound && !p.unbound {
+		return refuseAsked(DetailUnboundNotAllowed, s, s.Counted(now), "the offer publishes no terms")
+	}
 	counted := s.Counted(now)
 	lim, key, d := p.limitFor(s, counted)
 	if d != nil {

@@ -21,6 +21,12 @@ type Result struct {
 	Summary  Summary
 	ATR      []byte   // the ATR bytes, exactly as fetched
 	H        atr.Hash // SHA-256 of ATR, bound into the payment
+	// Unbound is set for a payment to an offer that published no terms,
+	// made because the Policy allows it (PolicyConfig.AllowUnbound): ATR is
+	// nil, H zero, and the payment carries Nonce (a random EIP-3009 nonce
+	// on x402, the challenge hash on MPP) instead of H.
+	Unbound bool
+	Nonce   string
 
 	Signed jsonv.Value // the payment, as sent (x402: the payment payload; MPP: the credential)
 	// HeaderName is the request header the payment was sent in:

@@ -28,6 +28,10 @@ type Summary struct {
 	// cumulative amount signed in it before. Grant.Amount is then the new
 	// cumulative amount, and the payment adds the difference (Adds).
 	ChannelSigned *big.Int
+	// Unbound is set for a payment to an offer that publishes no terms: H
+	// is zero and the payment binds no terms (docs/protocol.md, "Unbound
+	// payments").
+	Unbound bool
 }
 
 // Adds is what the payment adds to what was already signed: Amount, or for
@@ -119,8 +123,12 @@ func (s Summary) String() string {
 	if !s.PayableUntil.IsZero() {
 		until = "payable until " + s.PayableUntil.UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("%s atomic units of %s %s%s on %s from %s to %s, %s, terms %s (%s)",
-		amount, name, s.Asset, per, s.Network, from, s.Payee, until, s.H, s.Pairing)
+	terms := "terms " + s.H.String()
+	if s.Unbound {
+		terms = "UNBOUND: no terms (the offer publishes none)"
+	}
+	return fmt.Sprintf("%s atomic units of %s %s%s on %s from %s to %s, %s, %s (%s)",
+		amount, name, s.Asset, per, s.Network, from, s.Payee, until, terms, s.Pairing)
 }
 
 // Detail codes of a refusal by Policy or by the transport's own summary
@@ -135,14 +143,15 @@ const (
 	DetailBudgetExhausted    = "policy/budget-exhausted"     // the asset's cumulative Budget would be exceeded
 	DetailRequestUnreadable  = "policy/request-unreadable"   // the signing request is not one Summarize reads
 	DetailBudgetUnavailable  = "policy/budget-unavailable"   // the Budget failed to reserve: nothing is signed on doubt
+	DetailUnboundNotAllowed  = "policy/unbound-not-allowed"  // the offer publishes no terms and AllowUnbound is off
 )
 
 // DetailCode is a refusal detail's code: a Policy refusal's detail is the
 // code, ": ", then what was asked ("policy/amount-above-maximum: 2000000
-// of eip155:84532 0x036c… (at most 10000)"); other details are returned as
-// they are.
+// of eip155:84532 0x036c… (at most 10000)"), and so is
+// gate.UnboundNotSupported's; other details are returned as they are.
 func DetailCode(detail string) string {
-	if strings.HasPrefix(detail, "policy/") {
+	if strings.HasPrefix(detail, "policy/") || strings.HasPrefix(detail, gate.DetailUnboundNotSupported+": ") {
 		code, _, _ := strings.Cut(detail, ": ")
 		return code
 	}
@@ -207,7 +216,7 @@ func Summarize(p gate.PaymentSummary) (s Summary, err error) {
 	if g.Payer == "" {
 		g.Payer = chosenFrom(p)
 	}
-	s = Summary{Pairing: p.Pairing, H: p.H, Grant: g}
+	s = Summary{Pairing: p.Pairing, H: p.H, Grant: g, Unbound: p.Unbound}
 	if p.Hold != nil {
 		signed, ok := new(big.Int).SetString(p.Hold.SignedMax, 10)
 		if !ok || signed.Sign() < 0 {
@@ -234,7 +243,8 @@ func chosenFrom(p gate.PaymentSummary) string {
 // JSON is the summary for an agent: {network, asset, assetName?, amount
 // (atomic units, decimal), decimals?, units?, payer?, payee, payableUntil?
 // (RFC 3339), periodSeconds?, atrHash, pairing}. units is amount in whole
-// units where the decimals are known.
+// units where the decimals are known. An unbound payment has unbound: true
+// in place of atrHash.
 func (s Summary) JSON() *jsonv.Object {
 	o := jsonv.Obj("pairing", s.Pairing, "network", s.Network, "asset", s.Asset)
 	if s.AssetName != "" {
@@ -261,6 +271,10 @@ func (s Summary) JSON() *jsonv.Object {
 	}
 	if s.ChannelSigned != nil {
 		o.Set("channelSigned", s.ChannelSigned.String())
+	}
+	if s.Unbound {
+		o.Set("unbound", true)
+		return o
 	}
 	o.Set("atrHash", s.H.String())
 	return o

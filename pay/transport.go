@@ -297,8 +297,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	withResult(paid, req, res)
 	if log.Enabled(ctx, slog.LevelInfo) {
-		log.LogAttrs(ctx, slog.LevelInfo, "pay: paid", slog.String("url", logURL(req.URL)),
-			slog.Int("status", paid.StatusCode), slog.String("summary", res.Summary.String()))
+		attrs := []slog.Attr{slog.String("url", logURL(req.URL)),
+			slog.Int("status", paid.StatusCode), slog.String("summary", res.Summary.String())}
+		if res.Unbound {
+			attrs = append(attrs, slog.Bool("unbound", true), slog.String("nonce", res.Nonce))
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "pay: paid", attrs...)
 	}
 	return paid, nil
 }
@@ -320,14 +324,23 @@ func allBad(offers []offer) *gate.Decline {
 // costs no signature.
 func (t *Transport) choose(ctx context.Context, offers []offer) (offer, string, *gate.Decline) {
 	g, account := t.gate(), t.Signer.Account()
+	unbound := t.allowsUnbound()
 	var first *gate.Decline
 	for _, o := range offers {
 		d := o.bad
 		if d == nil {
 			var pairing string
 			o.inputs = t.offerInputs(ctx, o.doc, account)
-			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1, o.inputs); d == nil {
+			// With unbound payments allowed, a decline must be known
+			// here, to tell an offer without terms from the others.
+			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1 && !unbound, o.inputs); d == nil {
 				return o, pairing, nil
+			}
+			if unbound && noTerms(d) {
+				if pairing, d = pickUnbound(g, o.doc, account, o.protocol, o.inputs); d == nil {
+					o.unbound = true
+					return o, pairing, nil
+				}
 			}
 		}
 		if first == nil {
@@ -362,7 +375,12 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	}
 	gc := *g
 	gc.Policy = a
-	tx, err := gc.Transact(ctx, o.doc, pairing, t.Signer, &gate.TransactOptions{Inputs: o.inputsFor(t, pairing)})
+	transact := gc.Transact
+	if o.unbound {
+		t.logger().WarnContext(ctx, "pay: paying unbound: the offer publishes no terms", "url", logURL(req.URL), "pairing", pairing)
+		transact = gc.TransactUnbound
+	}
+	tx, err := transact(ctx, o.doc, pairing, t.Signer, &gate.TransactOptions{Inputs: o.inputsFor(t, pairing)})
 	if err != nil {
 		var d *gate.Decline
 		if !errors.As(err, &d) {
@@ -385,7 +403,7 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	}
 	res := &Result{
 		URL: req.URL.String(), origin: origin(req.URL), Protocol: o.protocol, Pairing: pairing, Summary: a.summary,
-		ATR: tx.Bytes, H: tx.H, Signed: tx.Signed,
+		ATR: tx.Bytes, H: tx.H, Signed: tx.Signed, Unbound: tx.Unbound, Nonce: tx.Nonce,
 	}
 	switch o.protocol {
 	case ProtocolX402:

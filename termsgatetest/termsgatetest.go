@@ -11,6 +11,7 @@
 package termsgatetest
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -46,6 +47,11 @@ type Config struct {
 	// Addr is the loopback address to listen on ("127.0.0.1:8402"); a free
 	// port on 127.0.0.1 when empty.
 	Addr string
+	// NoTerms makes an x402 seller publish no terms, as sellers without the
+	// Legal Context Protocol are: its 402 has no legalContext and it takes
+	// any nonce. A buyer declines it unless it opted into unbound payments
+	// (pay.PolicyConfig.AllowUnbound, termsgate pay --allow-unbound).
+	NoTerms bool
 }
 
 // Seller is a running seller. Its resource, and the link to its terms, are
@@ -103,8 +109,12 @@ func Start(cfg Config) (*Seller, error) {
 		s.protocol = X402
 		s.x402 = x402seller.New(terms, body)
 		s.x402.ATRHost, s.x402.APIHost = host, host
+		s.x402.Plain = cfg.NoTerms
 		h = s.x402
 	case MPP:
+		if cfg.NoTerms {
+			return nil, errNoTermsMPP
+		}
 		s.mpp = mppseller.New(terms, body)
 		s.mpp.ATRHost, s.mpp.APIHost = host, host
 		h = s.mpp
@@ -118,6 +128,8 @@ func Start(cfg Config) (*Seller, error) {
 	s.URL = "https://" + host + "/v1/report"
 	return s, nil
 }
+
+var errNoTermsMPP = errors.New("NoTerms is for the x402 seller only")
 
 type unknownProtocol struct{ p Protocol }
 

@@ -21,6 +21,8 @@ import (
 	"github.com/termsgate/termsgate/ledger"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+	"github.com/termsgate/termsgate/rails/x402"
 )
 
 func init() {
@@ -52,6 +54,13 @@ signed but never answered (the process died, the connection broke) is
 presented again by the next pay of the same URL instead of being signed
 anew. "termsgate payments" lists them.
 
+An offer that publishes no terms (no ATR, no hash) is declined
+(offer-unreadable, x402/no-legal-context or mpp/no-legal-context): paying
+it binds you to nothing you could read first. --allow-unbound pays it
+anyway, as clients without the Legal Context Protocol do (x402 exact
+EIP-3009 under a random nonce; an MPP EVM charge by authorization), under
+the same limits, and marks the payment UNBOUND; other pairings decline it.
+
 Exit status: 0 paid (or nothing to pay) and a 2xx answer; 1 the gate
 declined (the decline JSON on standard output, nothing signed); 2 usage;
 3 a failure, including a seller that refused the payment.`
@@ -71,6 +80,7 @@ type payFlags struct {
 	maxPayable, timeout  time.Duration
 	allowPrivate, dryRun bool
 	allowHTTP            bool
+	allowUnbound         bool
 	verbose              bool
 	ca                   *caFlag
 	url                  string
@@ -107,6 +117,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
 	fs.BoolVar(&f.allowHTTP, "allow-http", false, "pay a 402 that came over plain http, asked for or redirected to (local development only)")
+	fs.BoolVar(&f.allowUnbound, "allow-unbound", false, "also pay an x402 or MPP offer that publishes no terms (a payment bound to no terms; spend limits still apply)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed, no payment sent")
 	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
 	f.ca = addCAFlag(fs)
@@ -168,9 +179,10 @@ func (f *payFlags) policy(budget pay.Budget) (*pay.Policy, error) {
 		}
 	}
 	return pay.NewPolicy(pay.PolicyConfig{
-		Limits:     []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max, Budget: ceiling}},
-		MaxPayable: f.maxPayable,
-		Budget:     budget,
+		Limits:       []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max, Budget: ceiling}},
+		MaxPayable:   f.maxPayable,
+		Budget:       budget,
+		AllowUnbound: f.allowUnbound,
 	})
 }
 
@@ -293,6 +305,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			if pay.DetailCode(d.Detail) == pay.DetailPlainHTTP {
 				fmt.Fprintln(stderr, "termsgate: hint: the 402 came over plain http, where anyone on the path can change it; --allow-http pays it (local development only)")
 			}
+			if !f.allowUnbound && (d.Detail == x402.CodeNoLegalContext || d.Detail == mpp.CodeNoLegalContext) {
+				fmt.Fprintln(stderr, "termsgate: hint: the seller publishes no terms, so a payment would bind you to none; --allow-unbound pays it anyway")
+			}
 			return code
 		}
 		fmt.Fprintln(stderr, "termsgate pay:", err)
@@ -332,6 +347,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // reportPayment writes the summary of what was signed and what the seller
 // made of it.
 func reportPayment(stderr io.Writer, res *pay.Result, resp *http.Response) {
+	if res.Unbound {
+		fmt.Fprintf(stderr, "termsgate: UNBOUND payment (--allow-unbound): the seller published no terms; nonce %s\n", res.Nonce)
+	}
 	if res.Again {
 		fmt.Fprintf(stderr, "termsgate: presented again a payment signed earlier and never answered: %s\n", termText(res.Summary.String()))
 	} else {

@@ -25,7 +25,7 @@ func init() {
 	commands["seller"] = command{"serve a seller with published terms on loopback TLS, to try the other commands against", runSeller}
 }
 
-const sellerUsage = `seller [--addr 127.0.0.1:8402] [--mpp] [--cert-file seller.pem] [--lie] [--slow DURATION]
+const sellerUsage = `seller [--addr 127.0.0.1:8402] [--mpp] [--cert-file seller.pem] [--lie] [--slow DURATION] [--no-terms]
 
 Serves, until interrupted, a seller of one report that publishes its terms
 (an ATR) and checks every payment: an x402 seller asking 0.01 USDC on Base
@@ -36,7 +36,9 @@ It settles nothing and moves no value. Its certificate is written to
 
 --lie serves other bytes at the terms' link than the hash the offer
 advertises (the buyer must decline, hash-mismatch); --slow makes the link
-answer late (past 10 s the buyer declines, atr-unfetchable).`
+answer late (past 10 s the buyer declines, atr-unfetchable); --no-terms
+(x402 only) publishes no terms at all, as sellers without the Legal Context
+Protocol do: pay declines it (x402/no-legal-context) unless --allow-unbound.`
 
 func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("seller", flag.ContinueOnError)
@@ -51,6 +53,7 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	certFile := fs.String("cert-file", "seller.pem", "where to write the seller's certificate (PEM)")
 	lie := fs.Bool("lie", false, "serve other bytes at the terms' link than the advertised hash")
 	slow := fs.Duration("slow", 0, "make the terms' link answer after this long")
+	noTerms := fs.Bool("no-terms", false, "publish no terms (x402 only): a seller pay declines unless --allow-unbound")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -60,7 +63,7 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() != 0 {
 		return usageError(stderr, "seller", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	cfg := termsgatetest.Config{Addr: addr}
+	cfg := termsgatetest.Config{Addr: addr, NoTerms: *noTerms}
 	if *mppFlag {
 		cfg.Protocol = termsgatetest.MPP
 	}
@@ -81,8 +84,12 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		network = "eip155:42431"
 	}
 	fmt.Fprintf(stdout, "%s\n", s.URL)
-	fmt.Fprintf(stderr, "termsgate seller: %s seller of %s (terms %s at %s); certificate in %s\n", s.Protocol(), s.URL, s.Hash(), s.ATRLink(), *certFile)
-	fmt.Fprintf(stderr, "termsgate seller: try: termsgate pay --dev-key --network %s --max-amount 1000000 --allow-private --ca-file %s %s\n", network, *certFile, s.URL)
+	terms, unbound := fmt.Sprintf("terms %s at %s", s.Hash(), s.ATRLink()), ""
+	if *noTerms {
+		terms, unbound = "no terms published", " --allow-unbound"
+	}
+	fmt.Fprintf(stderr, "termsgate seller: %s seller of %s (%s); certificate in %s\n", s.Protocol(), s.URL, terms, *certFile)
+	fmt.Fprintf(stderr, "termsgate seller: try: termsgate pay --dev-key --network %s --max-amount 1000000 --allow-private%s --ca-file %s %s\n", network, unbound, *certFile, s.URL)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()

@@ -35,6 +35,10 @@ type Seller struct {
 	// is served, as a facilitator does, and returns the settling
 	// transaction's hash; an error refuses the payment.
 	Settler func(ctx context.Context, payment *jsonv.Object) (tx string, err error)
+	// Plain makes it a seller that publishes no terms, as x402 sellers
+	// without the Legal Context Protocol are: its 402 has no legalContext
+	// and it accepts any nonce (a buyer pays it only unbound, by choice).
+	Plain bool
 
 	// The published terms: SetATR, Lie, Hash and the ATRFetches counter.
 	terms.Record
@@ -85,6 +89,9 @@ func (s *Seller) Link(h atr.Hash) string { return "https://" + s.ATRHost + "/" +
 // Required is the PAYMENT-REQUIRED document the seller answers with.
 func (s *Seller) Required() (*jsonv.Object, error) {
 	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", s.ResourceURL()), "accepts", []jsonv.Value{s.Option.Clone()})
+	if s.Plain {
+		return doc, nil
+	}
 	h := s.Hash()
 	return x402.Advertise(doc, h, s.Link(h), "")
 }
@@ -156,7 +163,7 @@ func (s *Seller) requiredHeader(reason string) (string, error) {
 		return x402.EncodeHeader(doc), nil
 	}
 	// Tests edit Option and the hosts in place: they are part of the key.
-	key := s.Hash().String() + " " + s.ResourceURL() + " " + s.ATRHost + " " + jsonv.String(s.Option)
+	key := strconv.FormatBool(s.Plain) + " " + s.Hash().String() + " " + s.ResourceURL() + " " + s.ATRHost + " " + jsonv.String(s.Option)
 	s.mu.Lock()
 	cached, ok := s.cachedHeader, s.cachedFor == key && s.cachedHeader != ""
 	s.mu.Unlock()
@@ -195,7 +202,7 @@ func (s *Seller) verify(header string) (string, error) {
 	if field("value") != amount || !strings.EqualFold(field("to"), payTo) {
 		return "", errors.New("the authorization pays another amount or payee")
 	}
-	if want := s.Hash().String(); !strings.EqualFold(field("nonce"), want) {
+	if want := s.Hash().String(); !s.Plain && !strings.EqualFold(field("nonce"), want) {
 		return "", fmt.Errorf("the nonce %s is not the hash of the terms served, %s", field("nonce"), want)
 	}
 	before, err := strconv.ParseInt(field("validBefore"), 10, 64)

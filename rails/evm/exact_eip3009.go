@@ -91,6 +91,16 @@ type exactUnsigned struct {
 // Build checks the choice in the documented order and puts H in the
 // nonce.
 func (p ExactEIP3009) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
+	u, err := p.build(choice, h.String())
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return u, nil
+}
+
+// build is Build with the nonce given: H, or for an unbound payment 32
+// random bytes (unbound.go).
+func (p ExactEIP3009) build(choice jsonv.Value, nonce string) (*exactUnsigned, error) {
 	c, required, accepted, err := x402.ChosenOption(choice, p.serves)
 	if err != nil {
 		return nil, err
@@ -115,7 +125,6 @@ func (p ExactEIP3009) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Uns
 	}
 	network, _ := accepted.GetString("network")
 	chain, _ := chainID(network)
-	nonce := h.String()
 	validBefore := strconv.FormatInt(now+timeout, 10)
 
 	authorization := jsonv.Obj(

@@ -63,6 +63,17 @@ func (MPPAuthorization) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.U
 	if err != nil {
 		return nil, err
 	}
+	u, err := buildAuthorization(o)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return u, nil
+}
+
+// buildAuthorization builds from a checked offer: a bound one (Build) or
+// one that publishes no terms (unbound.go). Either way the nonce is the
+// challenge hash of the challenge's own id and realm.
+func buildAuthorization(o *mpp.Offer) (*mppAuthorizationUnsigned, error) {
 	td, _ := o.Choice.GetObject("tokenDomain")
 	name, _ := td.GetString("name")
 	version, _ := td.GetString("version")

@@ -283,3 +283,31 @@ func ChosenOption(choice jsonv.Value, serves func(*jsonv.Object) bool) (c, requi
 	}
 	return c, required, accepted, nil
 }
+
+// CodeLegalContextPresent refuses to read, as a document without terms, one
+// that has a legalContext extension: terms advertised are paid bound (and
+// checked) or not at all.
+const CodeLegalContextPresent = "x402/legal-context-present"
+
+// ReadPlain reads a PaymentRequired that publishes no terms, for an unbound
+// payment the payer opted into (docs/protocol.md, "Unbound payments"): the
+// checks of Read without the legal context, which must be absent.
+func ReadPlain(doc jsonv.Value, serves func(option *jsonv.Object) bool) (rails.Read, error) {
+	o, accepts, err := Document(doc)
+	if err != nil {
+		return rails.Read{}, err
+	}
+	if ext, _ := o.GetObject("extensions"); ext.Has("legalContext") {
+		return rails.Read{}, rails.Refuse(CodeLegalContextPresent)
+	}
+	var options []jsonv.Value
+	for _, a := range accepts {
+		if opt, ok := jsonv.AsObject(a); ok && serves(opt) {
+			options = append(options, opt)
+		}
+	}
+	if len(options) == 0 {
+		return rails.Read{}, rails.Refuse(CodeNoPayableOption)
+	}
+	return rails.Read{Required: o, Options: options}, nil
+}
