@@ -178,7 +178,7 @@ func FuzzTxReader(f *testing.F) {
 	})
 }
 
-func readAll(t *testing.T, w []byte, accepted jsonv.Value) {
+func readAll(t testing.TB, w []byte, accepted jsonv.Value) {
 	{
 		tx, ok, _ := solana.DecodeTx(w)
 		if ok {
@@ -193,6 +193,25 @@ func readAll(t *testing.T, w []byte, accepted jsonv.Value) {
 		_, _ = (solana.Exact{}).Bound(p)
 		_, _ = (solana.Exact{}).Inspect(p)
 		_, _ = (solana.Exact{}).Summarize(jsonv.Obj("kind", "solana-message", "network", devnet, "message", "0x"+hex.EncodeToString(w)))
+	}
+}
+
+// BenchmarkTxReader is FuzzTxReader's body on its first seed, the signed
+// 541-byte transaction, and on its second, two bytes: what one fuzz input
+// costs without the fuzzing engine (docs/fuzzing.md).
+func BenchmarkTxReader(b *testing.B) {
+	s, _ := signer.SolanaFromSeedHex(signer.SolanaDevSeed, devnet)
+	signed := pay(b, doc(b), s)
+	text, _ := jsonv.AsString(mustGet(signed, "payload", "transaction"))
+	wire, _ := base64.StdEncoding.DecodeString(text)
+	accepted := mustGet(signed, "accepted")
+	for name, w := range map[string][]byte{"signed": wire, "two-bytes": {1, 0}} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				readAll(b, w, accepted)
+			}
+		})
 	}
 }
 
