@@ -302,11 +302,14 @@ func (ts *typeSet) appendValue(buf []byte, typ string, v jsonv.Value, depth int)
 		return append(buf, w[:]...), nil
 	}
 	if n, ok := sizedType(typ, "bytes"); ok && n > 0 {
+		var w [32]byte
+		if s, isString := v.(string); isString && n <= 32 && decodeHexInto(w[:n], s) {
+			return append(buf, w[:]...), nil // the common case, without allocating
+		}
 		b, ok := hexValue(v)
 		if !ok || n < 1 || n > 32 || len(b) != n {
 			return nil, fmt.Errorf("not %d bytes of hex", n)
 		}
-		var w [32]byte
 		copy(w[:], b)
 		return append(buf, w[:]...), nil
 	}
@@ -374,8 +377,15 @@ func fromHexChar(c byte) (byte, bool) {
 }
 
 // smallDecimal reads a decimal string of 1 to 18 digits (no sign, which
-// integerValue's general path handles): any such value is below 2^60.
+// integerValue's general path handles), or a JSON number that is a
+// non-negative safe integer: any such value is below 2^60.
 func smallDecimal(v jsonv.Value) (uint64, bool) {
+	if f, isNumber := v.(jsonv.Number); isNumber {
+		if f >= 0 && f <= jsonv.MaxSafeInteger && f == jsonv.Number(uint64(f)) {
+			return uint64(f), true
+		}
+		return 0, false
+	}
 	s, ok := v.(string)
 	if !ok || len(s) == 0 || len(s) > 18 {
 		return 0, false
