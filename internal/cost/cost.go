@@ -20,13 +20,15 @@ import (
 // that noise and still catches a superlinear path at those sizes.
 const FuzzLimit = time.Second
 
-// Bound runs fn and fails t when it took longer than FuzzLimit.
+// Bound runs fn and fails t when it took longer than FuzzLimit. The failure
+// also gives the process's CPU time over fn: a wall time far above it is a
+// wait or a stalled machine, not the input's own computation.
 func Bound(t testing.TB, inputLen int, fn func()) {
 	t.Helper()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpu()
 	fn()
 	if d := time.Since(start); d > FuzzLimit {
-		t.Fatalf("one input of %d bytes took %v, over the %v bound: a cost that grows faster than the input", inputLen, d.Round(time.Millisecond), FuzzLimit)
+		t.Fatalf("one input of %d bytes took %v (%v of the process's CPU), over the %v bound: a cost that grows faster than the input", inputLen, d.Round(time.Millisecond), (cpu() - cpu0).Round(time.Millisecond), FuzzLimit)
 	}
 }
 
