@@ -531,3 +531,58 @@ func TestSolanaChannel(t *testing.T) {
 		t.Fatalf("close %s", jsonv.String(p))
 	}
 }
+
+// TestSolanaSessionHostileSeller: challenges a seller may send that the
+// session cannot pay are each declined with a named code, before the
+// signer is asked.
+func TestSolanaSessionHostileSeller(t *testing.T) {
+	f := load(t, "mpp-session-hedera-solana-xrpl.json")
+	placed := obj(t, f, "SS1", "solana", "placed")
+	for _, c := range []struct {
+		name   string
+		extra  *jsonv.Object // methodDetails members
+		req    *jsonv.Object // request members
+		code   gate.Code
+		detail string
+	}{
+		{"a recipient not a key", nil, jsonv.Obj("recipient", "0x742d35cc6634c0532925a3b844bc9e7595f8fe00"), gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"a currency not a key", nil, jsonv.Obj("currency", "USDC"), gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"a program not a key", jsonv.Obj("channelProgram", "CHNL"), nil, gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"a recent slot not a decimal", jsonv.Obj("recentSlot", 352114093), nil, gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"no recent blockhash", jsonv.Obj("recentBlockhash", nil), nil, gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"localnet", jsonv.Obj("network", "localnet"), nil, gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"an operator without its key", jsonv.Obj("voucherSigner", "operator"), nil, gate.NoPayableOption, mpp.CodeNoPayableOption},
+		{"a recent slot past a u64", jsonv.Obj("recentSlot", "18446744073709551616"), nil, gate.OfferUnreadable, solana.CodeInputMalformed},
+		{"a fee payer without its key", jsonv.Obj("feePayerKey", nil), nil, gate.OfferUnreadable, solana.CodeInputMalformed},
+		{"a grace period past a u32", jsonv.Obj("gracePeriodSeconds", 1<<32), nil, gate.OfferUnreadable, solana.CodeInputMalformed},
+		{"distribution splits", jsonv.Obj("distributionSplits", []jsonv.Value{jsonv.Obj("recipient", "x", "shareBps", 100)}), nil, gate.OfferUnreadable, solana.CodeInputMalformed},
+		{"an unknown token program", jsonv.Obj("tokenProgram", "11111111111111111111111111111111"), nil, gate.OfferUnreadable, solana.CodeInputMalformed},
+		{"a suggested deposit of 0", nil, jsonv.Obj("suggestedDeposit", "0"), gate.OfferUnreadable, mpp.CodeInputMalformed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ch := placed.Clone() // the id and opaque stay: they carry H, not the request
+			req, _ := mpp.DecodeObject(mpp.String(ch, "request"))
+			d, _ := req.GetObject("methodDetails")
+			for _, m := range c.extra.Members() {
+				if m.Value == nil {
+					d.Delete(m.Key)
+				} else {
+					d.Set(m.Key, m.Value)
+				}
+			}
+			for _, m := range c.req.Members() {
+				req.Set(m.Key, m.Value)
+			}
+			ch.Set("request", mpp.EncodeB64URL(jsonv.Marshal(req)))
+			doc := []jsonv.Value{ch}
+			s := newATRSeller(t)
+			s.serveBytes([]byte("abc"))
+			sg, _ := solanaPayer(t)
+			_, err := s.gateFor(1_780_000_000, nil).Transact(context.Background(), doc, solana.SessionID, sg, nil)
+			wantDecline(t, err, c.code, c.detail)
+			if sg.calls.Load() != 0 {
+				t.Fatalf("%d signer calls", sg.calls.Load())
+			}
+		})
+	}
+}

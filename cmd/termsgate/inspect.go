@@ -14,8 +14,11 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/all"
+	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/rails/xrpl"
 )
 
 func init() {
@@ -28,7 +31,12 @@ PAYMENT is a file (or standard input) holding one of:
   a PAYMENT-SIGNATURE header value (base64 of an x402 payment), or its JSON;
   an MPP credential: an Authorization header value ("Payment …"), its base64url, or its JSON;
   an EIP-3009 authorization as JSON {from, to, value, validAfter, validBefore, nonce};
-  a signed Tempo transaction, 0x76… hex.
+  a signed Tempo transaction, 0x76… hex;
+  a bare XRPL signed blob (hex, no 0x);
+  a bare Stellar transaction envelope (base64 XDR);
+  a bare Solana wire transaction (base64 or base58).
+A bare transaction names no offer: what it grants is read from it, and
+where H sits is said as far as the transaction alone can say.
 Prints, as JSON, what it grants and where the hash of the terms (H) sits in it.
 Nothing is fetched and nothing is verified on chain: this reads the payment.`
 
@@ -67,16 +75,62 @@ func inspect(text []byte) (*jsonv.Object, error) {
 		}
 		return inspectJSON(v)
 	}
+	if isHexText(s) {
+		return xrpl.InspectBlob(s)
+	}
 	if o, err := x402.DecodeHeader(s); err == nil {
 		return inspectJSON(o)
 	}
-	return inspectBase64URL(s)
+	// Binary in standard base64: an XDR envelope starts with its type, a
+	// 32-bit big-endian number (a zero byte first); a Solana transaction
+	// with its signature count, never zero.
+	if b, ok := stellar.DecodeBase64(s); ok && len(b) > 0 && b[0] != '{' {
+		if b[0] == 0 {
+			return stellar.InspectEnvelope(s)
+		}
+		return solana.InspectWire(s)
+	}
+	out, err := inspectBase64URL(s)
+	if err != nil && isBase58(s) {
+		o, werr := solana.InspectWire(s)
+		if werr == nil {
+			return o, nil
+		}
+		return nil, fmt.Errorf("neither an MPP credential (%v) nor a Solana transaction in base58 (%v)", err, werr)
+	}
+	return out, err
+}
+
+// isHexText is hex digits only, without 0x: an XRPL blob's spelling.
+func isHexText(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isBase58 is Bitcoin's base58 alphabet only: a Solana transaction as
+// explorers write it.
+func isBase58(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '1' && c <= '9' || c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' || c >= 'a' && c <= 'z' && c != 'l') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func inspectBase64URL(s string) (*jsonv.Object, error) {
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 	if err != nil {
-		return nil, errors.New("not JSON, a PAYMENT-SIGNATURE value, an MPP credential or a 0x76 transaction")
+		return nil, errors.New("not JSON, a PAYMENT-SIGNATURE value, an MPP credential, a 0x76 transaction, an XRPL blob (hex), a Stellar envelope (base64 XDR) or a Solana transaction (base64 or base58)")
 	}
 	v, err := jsonv.Parse(b)
 	if err != nil {

@@ -88,7 +88,7 @@ func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
 	out := jsonv.Obj("pairing", ExactID, "network", network, "h", h, "hAt", "the transaction's one Memo instruction")
 	if amount, decimals, mint, destination, owner, ok := transferChecked(tx); ok {
 		out.Set("asset", mint.String())
-		out.Set("decimals", decimals)
+		out.Set("decimals", jsonv.Number(decimals))
 		out.Set("amount", new(big.Int).SetUint64(amount).String())
 		out.Set("payer", owner.String())
 		out.Set("payeeTokenAccount", destination.String())
