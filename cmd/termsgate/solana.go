@@ -29,8 +29,11 @@ func (s *solanaFlags) inputsFor(hc *http.Client, next func(context.Context, stri
 	}
 	c := &solanarpc.Client{URL: s.rpc, HTTP: hc}
 	return func(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
-		if pairing == solana.ExactID || pairing == solana.BatchID {
+		switch pairing {
+		case solana.ExactID, solana.BatchID:
 			return c.InputsFor(ctx, pairing, doc, account)
+		case solana.SessionID:
+			return c.SessionInputsFor(ctx, pairing, doc, account)
 		}
 		if next == nil {
 			return nil, nil

@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"math/big"
 	"strconv"
+	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -212,8 +213,10 @@ func composeOpen(p openParams) (msg []byte, channel Key, err error) {
 
 // Choose takes the first challenge offering the pairing on the account's
 // network (solana:<genesis>:<key>), and the optional inputs deposit (a
-// decimal) and tokenProgram (the mint's owner, when the challenge names
-// none).
+// decimal), tokenProgram (the mint's owner, when the challenge names none)
+// and validUntil (Unix seconds: the buyer's estimate of when the
+// challenge's blockhash expires, which no value in the message states; the
+// spend policy judges it).
 func (Session) Choose(read rails.Read, account string, inputs *jsonv.Object, now int64, _ string) (jsonv.Value, error) {
 	acct, _, ok := accountKey(account)
 	if !ok {
@@ -238,6 +241,12 @@ func (Session) Choose(read rails.Read, account string, inputs *jsonv.Object, now
 		mpp.Input{Name: "tokenProgram", Kind: "string", Optional: true})
 	if err != nil {
 		return nil, err
+	}
+	if v, has := inputs.Get("validUntil"); has {
+		if n, ok := jsonv.AsSafeInt(v); !ok || n < 0 {
+			return nil, rails.Refuse(mpp.CodeInputMissing)
+		}
+		picked.Set("validUntil", jsonv.Clone(v))
 	}
 	return mpp.Choice(challenge, acct.Address, now, picked), nil
 }
@@ -272,6 +281,7 @@ func chosenFor(choice jsonv.Value, h atr.Hash) (*jsonv.Object, *mpp.Checked, err
 }
 
 type sessionUnsigned struct {
+	until     int64
 	challenge *jsonv.Object
 	network   string
 	params    openParams
@@ -375,25 +385,36 @@ func (Session) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 			return nil, bad
 		}
 	}
+	var until int64
+	if v, has := c.Get("validUntil"); has {
+		if until, ok = jsonv.AsSafeInt(v); !ok || until < 0 {
+			return nil, malformed
+		}
+	}
 	p.salt = SessionSalt(h)
 	msg, channel, err := composeOpen(p)
 	if err != nil {
 		return nil, bad
 	}
-	return &sessionUnsigned{challenge: checked.Challenge, network: network, params: p, message: msg, channel: channel, operator: operator}, nil
+	return &sessionUnsigned{until: until, challenge: checked.Challenge, network: network, params: p, message: msg, channel: channel, operator: operator}, nil
 }
 
 // Request is {kind: "solana-session-open", network, salt, channelProgram,
 // recentBlockhash, recentSlot, payer, payee, mint, deposit, channel,
-// message}: the values the open is composed from (u64s as decimal strings)
-// and the composed message, 0x hex, which is what the payer signs.
+// message, validUntil?}: the values the open is composed from (u64s as
+// decimal strings), the composed message, 0x hex, which is what the payer
+// signs, and the buyer's estimate of when its blockhash expires.
 func (Session) Request(un rails.Unsigned) (rails.Request, error) {
 	u := un.(*sessionUnsigned)
 	p := u.params
-	return jsonv.Obj("kind", KindSessionOpen, "network", u.network, "salt", strconv.FormatUint(p.salt, 10),
+	r := jsonv.Obj("kind", KindSessionOpen, "network", u.network, "salt", strconv.FormatUint(p.salt, 10),
 		"channelProgram", p.program.String(), "recentBlockhash", p.blockhash.String(), "recentSlot", strconv.FormatUint(p.openSlot, 10),
 		"payer", p.payer.String(), "payee", p.payee.String(), "mint", p.mint.String(), "deposit", strconv.FormatUint(p.deposit, 10),
-		"channel", u.channel.String(), "message", "0x"+hex.EncodeToString(u.message)), nil
+		"channel", u.channel.String(), "message", "0x"+hex.EncodeToString(u.message))
+	if u.until > 0 {
+		r.Set("validUntil", jsonv.Number(u.until))
+	}
+	return r, nil
 }
 
 // openPayload checks the channel client's open payload against the
@@ -825,7 +846,8 @@ func openMessage(req rails.Request) (string, *Tx, *Open, error) {
 
 // Summarize: an opening grants its whole deposit (the channel holds it and
 // the payee may claim up to what is signed), read from the message's open
-// instruction; a blockhash, not a clock, bounds how long it is payable. A
+// instruction; a blockhash, not a clock, bounds how long it is payable,
+// which the request's validUntil, when given, estimates. A
 // voucher alone (a batch of one ed25519-raw over voucher bytes) grants its
 // cumulative amount in the channel it names; what it adds is that less the
 // largest amount signed before, which only the hold knows.
@@ -851,8 +873,16 @@ func (Session) Summarize(req rails.Request) (rails.Grant, error) {
 	if err != nil {
 		return rails.Grant{}, err
 	}
-	return rails.Grant{Network: network, Asset: open.Mint.String(), Decimals: rails.KnownDecimals(network, open.Mint.String()),
-		Amount: new(big.Int).SetUint64(open.Deposit), Payer: open.Payer.String(), Payee: open.Payee.String()}, nil
+	g := rails.Grant{Network: network, Asset: open.Mint.String(), Decimals: rails.KnownDecimals(network, open.Mint.String()),
+		Amount: new(big.Int).SetUint64(open.Deposit), Payer: open.Payer.String(), Payee: open.Payee.String()}
+	if v, has := req.Get("validUntil"); has {
+		n, ok := jsonv.AsSafeInt(v)
+		if !ok || n <= 0 {
+			return rails.Grant{}, errUnreadable
+		}
+		g.PayableUntil = time.Unix(n, 0).UTC()
+	}
+	return g, nil
 }
 
 // SummarizeWithin states a voucher inside the channel opening opened: the
