@@ -72,14 +72,6 @@ func sessionBuild(t testing.TB, placed *jsonv.Object, s *signer.Solana, inputs *
 	return u, req
 }
 
-func devSigner(t testing.TB) *signer.Solana {
-	s, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, devnet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func refusal(err error) string {
 	var r *rails.Refusal
 	if errors.As(err, &r) {
