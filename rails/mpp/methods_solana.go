@@ -27,6 +27,11 @@ func solanaSessionNetwork(d *jsonv.Object) (string, error) {
 	return solanaChargeNetwork(d)
 }
 
+// SolanaSessionNetwork is a checked Solana session challenge's network,
+// read from its methodDetails as Network reads it (for a reader that holds
+// the checked challenge already and need not decode its request again).
+func SolanaSessionNetwork(details *jsonv.Object) (string, error) { return solanaSessionNetwork(details) }
+
 // isSolanaKey is a string of 32 to 44 base58 characters decoding to 32
 // bytes.
 func isSolanaKey(v jsonv.Value) bool {

@@ -652,18 +652,22 @@ func (p Session) ChannelRef(signed jsonv.Value) (rails.ChannelRef, error) {
 	if err != nil {
 		return rails.ChannelRef{}, err
 	}
-	cred, _ := jsonv.AsObject(signed)
-	challenge, _ := cred.Get("challenge")
+	var network string
 	if kind == rails.ChannelOpen {
 		o, err := p.opening(signed)
 		if err != nil {
 			return rails.ChannelRef{}, err
 		}
-		challenge = o.e.Challenge
-	}
-	network, err := mpp.Network(challenge)
-	if err != nil {
-		return rails.ChannelRef{}, err
+		network, err = mpp.SolanaSessionNetwork(o.e.Checked.Details)
+		if err != nil {
+			return rails.ChannelRef{}, err
+		}
+	} else {
+		cred, _ := jsonv.AsObject(signed)
+		challenge, _ := cred.Get("challenge")
+		if network, err = mpp.Network(challenge); err != nil {
+			return rails.ChannelRef{}, err
+		}
 	}
 	payload, _ := mpp.SessionPayload(signed)
 	ch, ok := keyAt(payload, "channelId")

@@ -15,6 +15,7 @@ import (
 	solanago "github.com/gagliardetto/solana-go"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -423,4 +424,78 @@ func FuzzSessionVoucher(f *testing.F) {
 			}
 		})
 	})
+}
+
+// BenchmarkSolanaSessionOpen is an mpp/session/solana opening with the ATR
+// in hand (nothing fetched): the challenge read, chosen, the open composed
+// (the channel, two token accounts and the event authority derived, the v0
+// message compiled), signed by the local key as the channel client,
+// checked against the build, read back.
+func BenchmarkSolanaSessionOpen(b *testing.B) {
+	s := devSigner(b)
+	placed := sessionPlaced(b, &jsonv.Object{})
+	doc := []jsonv.Value{placed}
+	h := atr.Sum(atrBytes)
+	ctx := context.Background()
+	p := solana.Session{}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		read, err := p.Read(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := p.Choose(read, s.Account(), nil, 0, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		u, err := p.Build(c, atrBytes, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, _ := p.Request(u)
+		answer, err := s.Sign(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Complete(u, answer, rails.Chosen{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSolanaSessionVoucher is one voucher through gate.Within on a
+// held session, ATR in hand: the hold re-checked (the opening read back),
+// the challenge naming the channel taken, the voucher built, signed by the
+// local key, verified and read back.
+func BenchmarkSolanaSessionVoucher(b *testing.B) {
+	s := devSigner(b)
+	placed := sessionPlaced(b, &jsonv.Object{})
+	u, req := sessionBuild(b, placed, s, nil)
+	answer, _ := s.Sign(context.Background(), req)
+	done, err := solana.Session{}.Complete(u, answer, rails.Chosen{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := &gate.Gate{}
+	hold, err := g.OpenChannel(atrBytes, solana.SessionID, done.Signed, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	within := placed.Clone()
+	r, _ := mpp.DecodeObject(mpp.String(within, "request"))
+	d, _ := r.GetObject("methodDetails")
+	d.Set("channelId", hold.Channel)
+	within.Set("request", mpp.EncodeObject(r))
+	doc := []jsonv.Value{within}
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if _, err := g.Within(ctx, doc, hold, solana.SessionID, s, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
