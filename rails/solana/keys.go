@@ -6,6 +6,8 @@
 //   - x402/exact/solana: the transaction's one Memo instruction, text lcp:sha256:0x<H> (exact.go).
 //   - x402/batch-settlement/solana: the one Memo instruction of the channel-opening transaction, text
 //     lcp:sha256:0x<H> (batch.go).
+//   - mpp/session/solana: the salt of the channel program's open instruction, H's first 8 bytes as a
+//     little-endian u64 (session.go).
 //
 // The package uses the standard library and filippo.io/edwards25519 (the
 // off-curve test of a program-derived address) only: the gate, the paying
