@@ -30,7 +30,9 @@ func solanaSessionNetwork(d *jsonv.Object) (string, error) {
 // SolanaSessionNetwork is a checked Solana session challenge's network,
 // read from its methodDetails as Network reads it (for a reader that holds
 // the checked challenge already and need not decode its request again).
-func SolanaSessionNetwork(details *jsonv.Object) (string, error) { return solanaSessionNetwork(details) }
+func SolanaSessionNetwork(details *jsonv.Object) (string, error) {
+	return solanaSessionNetwork(details)
+}
 
 // isSolanaKey is a string of 32 to 44 base58 characters decoding to 32
 // bytes.
