@@ -58,6 +58,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	limits := addLimitFlags(fs)
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	stellarRPC := addStellarFlags(fs)
+	solanaRPC := addSolanaFlags(fs)
 	ca := addCAFlag(fs)
 	httpAddr := new(string)
 	fs.Var(addrFlag{httpAddr}, "http", "serve streamable HTTP on this address (loopback, e.g. 127.0.0.1:8402) instead of stdio")
@@ -76,7 +77,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg := mcpserver.Config{Client: ca.apply(atr.NewClient(*allowPrivate)), Version: version()}
-	cfg.InputsFor = stellarRPC.inputsFor(atr.NewClient(*allowPrivate))
+	cfg.InputsFor = solanaRPC.inputsFor(atr.NewClient(*allowPrivate), stellarRPC.inputsFor(atr.NewClient(*allowPrivate)))
 	if keys.devKey || keys.keyFile != "" {
 		policy, err := limits.forKey(keys, keys.network)
 		if err != nil {

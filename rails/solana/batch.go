@@ -43,6 +43,13 @@ var (
 
 // Channel defaults and limits.
 const (
+	// OpeningPayableSeconds bounds how long a signed opening stays
+	// payable: the network runs a transaction only while its blockhash is
+	// one of the last 150 blocks, and a blockhash is never newer than the
+	// build. Blocks come about every 0.4 s; counted at 4 s each, the
+	// network would have to slow tenfold for the opening to outlive it.
+	OpeningPayableSeconds = 150 * 4
+
 	DefaultChannelComputeUnits = 200_000 // SetComputeUnitLimit of a channel transaction when the buyer names none
 	VoucherLen                 = 50      // 56 01 ‖ channel (32) ‖ cumulative u64le ‖ expiresAt i64le
 	maxSafeInt                 = 1<<53 - 1
@@ -332,6 +339,7 @@ type batchUnsigned struct {
 	config             *jsonv.Object
 	deposit, amount    string
 	message, voucher   []byte
+	validUntil         int64 // Unix seconds: now + OpeningPayableSeconds
 }
 
 // payableU64: an amount below 2^64 and a positive safe-integer timeout.
@@ -378,7 +386,9 @@ func (p Batch) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 		return nil, err
 	}
 	amount, ok := payableU64(accepted)
-	if !ok {
+	nv, _ := c.Get("now")
+	now, okNow := jsonv.AsSafeInt(nv)
+	if !ok || !okNow || now < 0 || now > maxSafeInt-OpeningPayableSeconds {
 		return nil, rails.Refuse(x402.CodeOptionMalformed)
 	}
 	extra, _ := accepted.GetObject("extra")
@@ -444,7 +454,7 @@ func (p Batch) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 	return &batchUnsigned{
 		required: required, accepted: accepted, network: network, payer: keys["payer"], authorizer: authorizer,
 		channel: channel, config: config, deposit: deposit.String(), amount: strconv.FormatUint(amount, 10),
-		message: tx.message(open), voucher: VoucherMessage(channel, amount, 0),
+		message: tx.message(open), voucher: VoucherMessage(channel, amount, 0), validUntil: now + OpeningPayableSeconds,
 	}, nil
 }
 
@@ -464,13 +474,14 @@ func voucherRequest(msg []byte, signer, network string) rails.Request {
 	return jsonv.Obj("kind", "ed25519-raw", "message", hex0x(msg), "signer", signer, "network", network)
 }
 
-// Request is one batch: the open transaction's message for the payer, then
-// the first voucher for the payer's authorizer.
+// Request is one batch: the open transaction's message for the payer (with
+// validUntil, the Unix time OpeningPayableSeconds after the build, for the
+// spend policy), then the first voucher for the payer's authorizer.
 func (Batch) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*batchUnsigned)
-	return jsonv.Obj("kind", rails.KindBatch, "requests", []jsonv.Value{
-		messageRequest(b.message, b.network), voucherRequest(b.voucher, b.authorizer, b.network),
-	}), nil
+	open := messageRequest(b.message, b.network)
+	open.Set("validUntil", jsonv.Number(b.validUntil))
+	return jsonv.Obj("kind", rails.KindBatch, "requests", []jsonv.Value{open, voucherRequest(b.voucher, b.authorizer, b.network)}), nil
 }
 
 // Base58Signature reads a signer's answer to a Solana request: base58 of

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -101,7 +102,9 @@ func batchRequests(req rails.Request) ([]*jsonv.Object, bool) {
 // open transaction's message, then the first voucher) grants the whole
 // deposit: the open instruction moves it from the payer's token account
 // into the channel, whatever the vouchers say; the payee is the channel's
-// recipient. A voucher alone grants its cumulative amount in the channel it
+// recipient; it stays payable until the request's validUntil (the
+// blockhash's lifetime, OpeningPayableSeconds after the build; without it
+// the grant has no deadline, which a spend policy refuses). A voucher alone grants its cumulative amount in the channel it
 // names, to that channel, of an asset only the opening names
 // (SummarizeWithin reads it); a close moves nothing to the seller.
 func (Batch) Summarize(req rails.Request) (rails.Grant, error) {
@@ -116,7 +119,15 @@ func (Batch) Summarize(req rails.Request) (rails.Grant, error) {
 		if !ok || !okV || o.ix.Kind != "open" || len(o.ix.Data) != 67 || network != o.network || channel != o.ix.Channel {
 			return rails.Grant{}, errUnreadable
 		}
-		return openGrant(o), nil
+		g := openGrant(o)
+		if v, has := list[0].Get("validUntil"); has {
+			u, ok := jsonv.AsSafeInt(v)
+			if !ok || u <= 0 {
+				return rails.Grant{}, errUnreadable
+			}
+			g.PayableUntil = time.Unix(u, 0).UTC()
+		}
+		return g, nil
 	case 1:
 		if network, channel, cumulative, ok := readVoucherRequest(list[0]); ok {
 			return rails.Grant{Network: network, Asset: "", Decimals: -1, Amount: new(big.Int).SetUint64(cumulative),

@@ -135,7 +135,8 @@ func TestBatchSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Network != devnet || g.Asset != mint || g.Amount.String() != "100000" || g.Payer != s.Key().String() || g.Payee != payTo {
+	if g.Network != devnet || g.Asset != mint || g.Amount.String() != "100000" || g.Payer != s.Key().String() || g.Payee != payTo ||
+		g.PayableUntil.Unix() != solana.OpeningPayableSeconds { // built at now = 0
 		t.Fatalf("opening grant %+v", g)
 	}
 	// A voucher inside the channel: its cumulative amount, of the opening's
