@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,13 @@ func TestSolanaChannelCommands(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("transact exit %d: %s %s", code, out, errs)
 	}
-	code, out, errs = runCLI(t, out, "channel-open", "--pairing", solana.BatchID)
+	transacted := out
+	// termsgate inspect reads the opening: its channel and H in the memo.
+	code, insp, errs := runCLI(t, jsonv.String(member(t, parsed(t, transacted), "signed")), "inspect")
+	if code != exitOK || !strings.Contains(insp, `"channel":"8msh7T45JEaicCMYm5TZeUNeh3WjU1Xb9pAnQet4oek8"`) || !strings.Contains(insp, h.String()) {
+		t.Fatalf("inspect exit %d: %s %s", code, insp, errs)
+	}
+	code, out, errs = runCLI(t, transacted, "channel-open", "--pairing", solana.BatchID)
 	if code != exitOK {
 		t.Fatalf("channel-open exit %d: %s %s", code, out, errs)
 	}
