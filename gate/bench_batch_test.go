@@ -14,7 +14,7 @@ import (
 
 // batchDoc is an x402/batch-settlement/eip155 document advertising the
 // hash of body.
-func batchDoc(b *testing.B, body []byte) *jsonv.Object {
+func batchDoc(b testing.TB, body []byte) *jsonv.Object {
 	b.Helper()
 	h := atr.Sum(body)
 	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://api.seller.example/v1/quote"),
@@ -57,4 +57,51 @@ func BenchmarkBatchWithin(b *testing.B) {
 	// The machine is shared: CPU time per operation says what the code
 	// costs when wall time also counts waiting for a core.
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// Within hands the builder the seller's document as read (as Transact
+// does) and a copy of the hold's opening: neither the document nor the
+// hold changes, and changing the signed payment or the new hold changes
+// neither of them.
+func TestBatchWithinLeavesItsInputsAlone(t *testing.T) {
+	bb := newBench(t, atrA)
+	doc := batchDoc(t, atrA)
+	l, _ := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	ctx := context.Background()
+	paid, err := bb.g.Transact(ctx, doc, evm.BatchID, l, &gate.TransactOptions{Inputs: jsonv.Obj("payerAuthorizer", l.Address().Hex(), "deposit", "100000")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, err := bb.g.OpenChannel(paid.Bytes, evm.BatchID, paid.Signed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docBefore, holdBefore := jsonv.String(doc), jsonv.String(hold.JSON())
+	r, err := bb.g.Within(ctx, doc, hold, evm.BatchID, l, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonv.String(doc) != docBefore || jsonv.String(hold.JSON()) != holdBefore {
+		t.Fatal("Within changed the document or the hold")
+	}
+	// Scribble over every object of the signed payment and of the new hold.
+	var scribble func(v jsonv.Value)
+	scribble = func(v jsonv.Value) {
+		switch x := v.(type) {
+		case *jsonv.Object:
+			for _, m := range x.Members() {
+				scribble(m.Value)
+			}
+			x.Set("scribbled", true)
+		case []jsonv.Value:
+			for _, e := range x {
+				scribble(e)
+			}
+		}
+	}
+	scribble(r.Signed)
+	scribble(r.Hold.Opening)
+	if jsonv.String(doc) != docBefore || jsonv.String(hold.JSON()) != holdBefore {
+		t.Fatal("the signed payment or the new hold aliases the document or the hold")
+	}
 }

@@ -58,11 +58,15 @@ func (g *Gate) withinX402(ctx context.Context, p rails.Pairing, ch rails.Channel
 		return nil, decline(OfferUnreadable, ns+"/option-malformed")
 	}
 	required, _ := jsonv.AsObject(read.Required)
+	// The document and its option go to the builder as read, as Transact
+	// hands them to Choose and Build (the option is then the document's own
+	// entry, which the builder recognises by identity); a builder copies
+	// what it echoes into the payment. The hold's opening is copied: the
+	// hold is the caller's.
 	w := rails.Within{
 		Opening: hold.Opening.Clone(), Cumulative: amount(hold.Charged), Action: rails.WithinVoucher,
-		Inputs: inputs.Clone(),
+		Required: required, Accepted: accepted, Inputs: inputs.Clone(),
 	}
-	w.Required, w.Accepted = cloneChoice(required, accepted)
 	switch {
 	case refund == nil:
 		w.Cumulative.Add(w.Cumulative, amount(price))
@@ -88,26 +92,6 @@ func (g *Gate) withinX402(ctx context.Context, p rails.Pairing, ch rails.Channel
 		return nil, err
 	}
 	return g.signWithin(ctx, ch, built, reqs, w, hold, h, signer)
-}
-
-// cloneChoice copies the document and the option read from it. The copy
-// of the option is the copy's own accepts entry when the option is one of
-// the document's, so that the builder recognises it by identity, as it
-// does an option it read itself, instead of comparing canonical JSON.
-func cloneChoice(required, accepted *jsonv.Object) (*jsonv.Object, *jsonv.Object) {
-	req := required.Clone()
-	from, _ := required.Get("accepts")
-	to, _ := req.Get("accepts")
-	was, _ := jsonv.AsArray(from)
-	now, _ := jsonv.AsArray(to)
-	for i, a := range was {
-		if a == jsonv.Value(accepted) && i < len(now) {
-			if o, ok := jsonv.AsObject(now[i]); ok {
-				return req, o
-			}
-		}
-	}
-	return req, accepted.Clone()
 }
 
 // wouldName completes built (whose requests are reqs) with placeholder
