@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/big"
+	"net/http"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -437,4 +440,90 @@ func BenchmarkSolanaBatchVoucher(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// countingSolana counts signer calls and can answer garbage.
+type countingSolana struct {
+	*signer.Solana
+	calls  atomic.Int64
+	answer jsonv.Value // when set, answered instead of signing
+}
+
+func (c *countingSolana) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	c.calls.Add(1)
+	if c.answer != nil {
+		return c.answer, nil
+	}
+	return c.Solana.Sign(ctx, req)
+}
+
+// Hostile sellers through the gate: a document whose option is not this
+// pairing's, or whose memo or token program is not what the build takes,
+// is declined with its code (a document with no option this pairing reads
+// is offer-unreadable, x402/no-payable-option) and the signer never called; a signer answer
+// that completes nothing is signed-not-bound. Fetches are counted: an
+// option the filter refuses is declined before the terms are fetched.
+func TestBatchHostileSellers(t *testing.T) {
+	var fetches atomic.Int64
+	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fetches.Add(1)
+		_, _ = w.Write(atrBytes)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}
+	s := devSigner(t)
+	edit := func(f func(extra *jsonv.Object)) *jsonv.Object {
+		d := batchDoc(t)
+		accepts, _ := jsonv.AsArray(mustGet(d, "accepts"))
+		extra, _ := mustGet(accepts[0], "extra").(*jsonv.Object)
+		f(extra)
+		return d
+	}
+	other := atr.Sum([]byte("abd"))
+	cases := []struct {
+		name    string
+		doc     *jsonv.Object
+		inputs  *jsonv.Object
+		answer  jsonv.Value
+		code    gate.Code
+		detail  string
+		fetched int64
+		calls   int64
+	}{
+		{"memo of other terms", edit(func(e *jsonv.Object) { e.Set("memo", solana.Carrier(other)) }), nil, nil, gate.OfferUnreadable, solana.CodeCarrierMismatch, 1, 0},
+		{"no memo", edit(func(e *jsonv.Object) { e.Delete("memo") }), nil, nil, gate.OfferUnreadable, solana.CodeCarrierMismatch, 1, 0},
+		{"fee payer not a key", edit(func(e *jsonv.Object) { e.Set("feePayer", "0OIl") }), nil, nil, gate.OfferUnreadable, x402.CodeNoPayableOption, 0, 0},
+		{"unknown token program", edit(func(e *jsonv.Object) { e.Set("tokenProgram", feePayer) }), nil, nil, gate.OfferUnreadable, x402.CodeNoPayableOption, 0, 0},
+		{"withdraw delay below the timeout", edit(func(e *jsonv.Object) { e.Set("withdrawDelay", 200) }), nil, nil, gate.OfferUnreadable, x402.CodeNoPayableOption, 0, 0},
+		{"another token program input", batchDoc(t), func() *jsonv.Object {
+			in := batchInputs(s)
+			in.Set("tokenProgram", solana.Token2022Program.String())
+			return in
+		}(), nil, gate.OfferUnreadable, solana.CodeInputMalformed, 1, 0},
+		{"no openSlot", batchDoc(t), func() *jsonv.Object { in := batchInputs(s); in.Delete("openSlot"); return in }(), nil,
+			gate.NoPayableOption, x402.CodeInputMissing, 0, 0},
+		{"a signer answering one signature", batchDoc(t), nil, []jsonv.Value{solana.Base58(make([]byte, 64))}, gate.SignedNotBound, "", 1, 1},
+		{"a signer answering hex", batchDoc(t), nil, []jsonv.Value{"0x00", "0x00"}, gate.SignedNotBound, "", 1, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fetches.Store(0)
+			sg := &countingSolana{Solana: s, answer: c.answer}
+			in := c.inputs
+			if in == nil {
+				in = batchInputs(s)
+			}
+			_, err := g.Transact(context.Background(), c.doc, solana.BatchID, sg, &gate.TransactOptions{Inputs: in})
+			var d *gate.Decline
+			if !errors.As(err, &d) || d.Code != c.code || c.detail != "" && d.Detail != c.detail {
+				t.Fatalf("got %v", err)
+			}
+			if sg.calls.Load() != c.calls || fetches.Load() != c.fetched {
+				t.Fatalf("%d signer calls, %d fetches", sg.calls.Load(), fetches.Load())
+			}
+		})
+	}
 }
