@@ -682,6 +682,14 @@ func (p Batch) channelOf(signed jsonv.Value) (accepted, payload *jsonv.Object, c
 	if err != nil {
 		return
 	}
+	c, channel, _, tx, err = channelIn(accepted, payload, nil)
+	return
+}
+
+// channelIn is channelOf's reading of a payment's option and payload; tx,
+// when not nil, is the payload's transaction already decoded (Bound's), so
+// that it is not decoded twice. It also returns the channel in base58.
+func channelIn(accepted, payload *jsonv.Object, decoded *Tx) (c ChannelConfig, channel Key, text string, tx *Tx, err error) {
 	cv, _ := payload.Get("channelConfig")
 	c, ok := ChannelConfigOf(cv)
 	if !ok {
@@ -693,16 +701,19 @@ func (p Batch) channelOf(signed jsonv.Value) (accepted, payload *jsonv.Object, c
 	if channel, err = c.Address(feePayer); err != nil {
 		return
 	}
+	text = channel.String()
 	mismatch := rails.Refuse(CodeChannelIDMismatch)
 	if v, has := payload.Get("voucher"); has {
 		voucher, _ := jsonv.AsObject(v)
-		if id, _ := voucher.GetString("channelId"); id != channel.String() {
+		if id, _ := voucher.GetString("channelId"); id != text {
 			err = mismatch
 			return
 		}
 	}
-	if tx, err = txOf(payload); err != nil || tx == nil {
-		return
+	if tx = decoded; tx == nil {
+		if tx, err = txOf(payload); err != nil || tx == nil {
+			return
+		}
 	}
 	ix, err := ChannelInstruction(tx)
 	if err != nil {
@@ -744,7 +755,7 @@ func (p Batch) Bound(presented jsonv.Value) (string, error) {
 	if ix.Kind != "open" {
 		return "", rails.Refuse(x402.CodeNotAnOpening)
 	}
-	if _, _, _, _, _, err := p.channelOf(presented); err != nil {
+	if _, _, _, _, err := channelIn(accepted, payload, tx); err != nil {
 		return "", err
 	}
 	return h, nil
@@ -784,12 +795,16 @@ func (p Batch) ChannelKind(signed jsonv.Value) (rails.ChannelKind, error) {
 
 // ChannelRef is the option's network and the channel address, in base58.
 func (p Batch) ChannelRef(signed jsonv.Value) (rails.ChannelRef, error) {
-	accepted, _, _, channel, _, err := p.channelOf(signed)
+	accepted, payload, err := x402.Presented(signed, p.serves)
+	if err != nil {
+		return rails.ChannelRef{}, err
+	}
+	_, _, text, _, err := channelIn(accepted, payload, nil)
 	if err != nil {
 		return rails.ChannelRef{}, err
 	}
 	network, _ := accepted.GetString("network")
-	return rails.ChannelRef{Network: network, Channel: channel.String()}, nil
+	return rails.ChannelRef{Network: network, Channel: text}, nil
 }
 
 // BoundWithin refuses: a voucher signs no commitment to H, only the
