@@ -53,7 +53,7 @@ func ExampleNewSeller() {
 	// Output:
 	// 200 {"report":"paid"}
 	// bound to the terms: true
-	// {Unpaid:1 Paid:1 Rejected:0 ATRFetches:1}
+	// {Unpaid:1 Paid:1 Rejected:0 ATRFetches:1 Agreements:0}
 }
 
 // Pay an MPP seller (a Tempo charge) the same way.

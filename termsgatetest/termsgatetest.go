@@ -7,7 +7,9 @@
 //
 // Switches make a seller misbehave the ways a buyer must survive: Lie serves
 // other bytes at the link while the offer advertises the terms' hash, and
-// SetDelay makes the link slow.
+// SetDelay makes the link slow. Config.NoTerms serves a seller that
+// publishes no terms (paid only unbound, by choice); Config.Agreement one
+// whose payment needs the agreement exchange first.
 package termsgatetest
 
 import (
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/agreementseller"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/mppseller"
 	"github.com/termsgate/termsgate/internal/x402seller"
@@ -52,7 +55,21 @@ type Config struct {
 	// any nonce. A buyer declines it unless it opted into unbound payments
 	// (pay.PolicyConfig.AllowUnbound, termsgate pay --allow-unbound).
 	NoTerms bool
+	// Agreement makes an x402 seller whose payment is no public proof of
+	// its terms, so that a buyer must run the agreement exchange first
+	// (docs/agreement.md): its 402 offers x402/batch-settlement/cloudflare,
+	// paid by an agent's identity (AgentAccount; the gate asks it to sign
+	// nothing), and names an agreement URL (AgreementURL) that sells a
+	// receipt for 1 atomic unit of USDC on Base Sepolia, an EIP-3009
+	// payment whose nonce is the terms' hash. The resource answers a
+	// payment echoing the terms only once an agreement was paid.
+	Agreement bool
 }
+
+// AgentAccount is the account an Agreement seller's offer is paid by: a
+// cloudflare:402 agent identity, whose HTTP stack signs the requests (the
+// gate calls no signer for it; the agreement is paid by an EVM key).
+const AgentAccount = agreementseller.AgentAccount
 
 // Seller is a running seller. Its resource, and the link to its terms, are
 // on its address; Client reaches and trusts it.
@@ -64,6 +81,7 @@ type Seller struct {
 	protocol Protocol
 	x402     *x402seller.Seller
 	mpp      *mppseller.Seller
+	agree    *agreementseller.Seller
 
 	mu    sync.Mutex
 	delay time.Duration
@@ -107,13 +125,23 @@ func Start(cfg Config) (*Seller, error) {
 	switch cfg.Protocol {
 	case "", X402:
 		s.protocol = X402
+		if cfg.Agreement {
+			if cfg.NoTerms {
+				return nil, errAgreementNoTerms
+			}
+			s.agree = agreementseller.New(terms, body)
+			s.agree.Agreements.ATRHost, s.agree.Agreements.APIHost = host, host
+			s.x402 = s.agree.Agreements // the terms, their link and the agreement URL
+			h = s.agree
+			break
+		}
 		s.x402 = x402seller.New(terms, body)
 		s.x402.ATRHost, s.x402.APIHost = host, host
 		s.x402.Plain = cfg.NoTerms
 		h = s.x402
 	case MPP:
-		if cfg.NoTerms {
-			return nil, errNoTermsMPP
+		if cfg.NoTerms || cfg.Agreement {
+			return nil, errX402Only
 		}
 		s.mpp = mppseller.New(terms, body)
 		s.mpp.ATRHost, s.mpp.APIHost = host, host
@@ -129,7 +157,10 @@ func Start(cfg Config) (*Seller, error) {
 	return s, nil
 }
 
-var errNoTermsMPP = errors.New("NoTerms is for the x402 seller only")
+var (
+	errX402Only         = errors.New("NoTerms and Agreement are for the x402 seller only")
+	errAgreementNoTerms = errors.New("an Agreement seller publishes terms: NoTerms and Agreement exclude each other")
+)
 
 type unknownProtocol struct{ p Protocol }
 
@@ -184,6 +215,10 @@ func (s *Seller) ATRLink() string {
 
 // SetATR changes the terms; offers advertise the new hash from now on.
 func (s *Seller) SetATR(b []byte) {
+	if s.agree != nil {
+		s.agree.SetATR(b) // the receipt the agreement URL sells names the new hash
+		return
+	}
 	if s.x402 != nil {
 		s.x402.SetATR(b)
 	} else {
@@ -216,14 +251,39 @@ type Counts struct {
 	Paid       int64 // payments it verified, answered 200
 	Rejected   int64 // payments it refused
 	ATRFetches int64 // requests to the link
+	Agreements int64 // agreements paid at the agreement URL (an Agreement seller)
 }
 
 // Counts returns the seller's counters.
 func (s *Seller) Counts() Counts {
-	if s.x402 != nil {
-		return Counts{s.x402.Unpaid.Load(), s.x402.Paid.Load(), s.x402.Rejected.Load(), s.x402.ATRFetches.Load()}
+	if s.agree != nil {
+		a := s.agree.Agreements
+		return Counts{s.agree.Unpaid.Load(), s.agree.Paid.Load(), s.agree.Rejected.Load(), a.ATRFetches.Load(), a.Paid.Load()}
 	}
-	return Counts{s.mpp.Unpaid.Load(), s.mpp.Paid.Load(), s.mpp.Rejected.Load(), s.mpp.ATRFetches.Load()}
+	if s.x402 != nil {
+		return Counts{Unpaid: s.x402.Unpaid.Load(), Paid: s.x402.Paid.Load(), Rejected: s.x402.Rejected.Load(), ATRFetches: s.x402.ATRFetches.Load()}
+	}
+	return Counts{Unpaid: s.mpp.Unpaid.Load(), Paid: s.mpp.Paid.Load(), Rejected: s.mpp.Rejected.Load(), ATRFetches: s.mpp.ATRFetches.Load()}
+}
+
+// AgreementURL is the agreement URL an Agreement seller's offer names
+// (https://127.0.0.1:PORT/agree); "" for other sellers.
+func (s *Seller) AgreementURL() string {
+	if s.agree == nil {
+		return ""
+	}
+	return "https://" + s.srv.Listener.Addr().String() + s.agree.Agreements.ResourcePath
+}
+
+// LastRejection is why the seller last refused a payment, if it did.
+func (s *Seller) LastRejection() error {
+	switch {
+	case s.agree != nil:
+		return s.agree.LastRejection()
+	case s.x402 != nil:
+		return s.x402.LastRejection()
+	}
+	return s.mpp.LastRejection()
 }
 
 // HashOf is the hash a buyer computes over terms: SHA-256 of the exact

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +101,28 @@ func TestScripts(t *testing.T) {
 					}
 				}
 				ts.Fatalf("%s did not appear", args[0])
+			},
+			// "get402 URL CAFILE FILE" requests URL trusting CAFILE and writes
+			// the 402's PAYMENT-REQUIRED header to FILE, as curl does in the
+			// README's walk-through.
+			"get402": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 3 {
+					ts.Fatalf("usage: get402 URL CAFILE FILE")
+				}
+				pem, err := os.ReadFile(ts.MkAbs(args[1]))
+				ts.Check(err)
+				pool := x509.NewCertPool()
+				if !pool.AppendCertsFromPEM(pem) {
+					ts.Fatalf("%s holds no certificate", args[1])
+				}
+				c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+				resp, err := c.Get(args[0])
+				ts.Check(err)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusPaymentRequired {
+					ts.Fatalf("%s answered %d, not 402", args[0], resp.StatusCode)
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(resp.Header.Get("PAYMENT-REQUIRED")+"\n"), 0o600))
 			},
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/termsgatetest"
 )
 
@@ -25,7 +26,7 @@ func init() {
 	commands["seller"] = command{"serve a seller with published terms on loopback TLS, to try the other commands against", runSeller}
 }
 
-const sellerUsage = `seller [--addr 127.0.0.1:8402] [--mpp] [--cert-file seller.pem] [--lie] [--slow DURATION] [--no-terms]
+const sellerUsage = `seller [--addr 127.0.0.1:8402] [--mpp] [--cert-file seller.pem] [--lie] [--slow DURATION] [--no-terms|--agreement]
 
 Serves, until interrupted, a seller of one report that publishes its terms
 (an ATR) and checks every payment: an x402 seller asking 0.01 USDC on Base
@@ -38,7 +39,13 @@ It settles nothing and moves no value. Its certificate is written to
 advertises (the buyer must decline, hash-mismatch); --slow makes the link
 answer late (past 10 s the buyer declines, atr-unfetchable); --no-terms
 (x402 only) publishes no terms at all, as sellers without the Legal Context
-Protocol do: pay declines it (x402/no-legal-context) unless --allow-unbound.`
+Protocol do: pay declines it (x402/no-legal-context) unless --allow-unbound.
+--agreement (x402 only) needs the agreement exchange: its offer is
+x402/batch-settlement/cloudflare, paid by an agent's identity
+(cloudflare:402:agent.example) and no public proof of the terms, and it
+names an agreement URL (/agree) that sells a receipt for 1 atomic unit of
+USDC; the resource answers only once an agreement was paid there. agree
+--url pays the agreement; transact --agent pays both.`
 
 func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("seller", flag.ContinueOnError)
@@ -54,6 +61,7 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	lie := fs.Bool("lie", false, "serve other bytes at the terms' link than the advertised hash")
 	slow := fs.Duration("slow", 0, "make the terms' link answer after this long")
 	noTerms := fs.Bool("no-terms", false, "publish no terms (x402 only): a seller pay declines unless --allow-unbound")
+	agreement := fs.Bool("agreement", false, "need the agreement exchange (x402 only): an offer that is no public proof, with an agreement URL")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -63,7 +71,7 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() != 0 {
 		return usageError(stderr, "seller", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	cfg := termsgatetest.Config{Addr: addr, NoTerms: *noTerms}
+	cfg := termsgatetest.Config{Addr: addr, NoTerms: *noTerms, Agreement: *agreement}
 	if *mppFlag {
 		cfg.Protocol = termsgatetest.MPP
 	}
@@ -89,12 +97,20 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		terms, unbound = "no terms published", " --allow-unbound"
 	}
 	fmt.Fprintf(stderr, "termsgate seller: %s seller of %s (%s); certificate in %s\n", s.Protocol(), s.URL, terms, *certFile)
-	fmt.Fprintf(stderr, "termsgate seller: try: termsgate pay --dev-key --network %s --max-amount 1000000 --allow-private%s --ca-file %s %s\n", network, unbound, *certFile, s.URL)
+	if *agreement {
+		fmt.Fprintf(stderr, "termsgate seller: the offer is %s for the agent %s, with the agreement URL %s\n", cloudflare.ID, termsgatetest.AgentAccount, s.AgreementURL())
+		fmt.Fprintf(stderr, "termsgate seller: try: termsgate transact --agent %s --pairing %s --dev-key --max-amount 1 --allow-private --ca-file %s OFFER (its PAYMENT-REQUIRED), then again with --approved\n", termsgatetest.AgentAccount, cloudflare.ID, *certFile)
+	} else {
+		fmt.Fprintf(stderr, "termsgate seller: try: termsgate pay --dev-key --network %s --max-amount 1000000 --allow-private%s --ca-file %s %s\n", network, unbound, *certFile, s.URL)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
 	c := s.Counts()
 	fmt.Fprintf(stderr, "termsgate seller: %d unpaid requests, %d payments accepted, %d refused, %d fetches of the terms\n", c.Unpaid, c.Paid, c.Rejected, c.ATRFetches)
+	if *agreement {
+		fmt.Fprintf(stderr, "termsgate seller: %d agreements paid\n", c.Agreements)
+	}
 	return exitOK
 }
 

@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/x402"
@@ -467,13 +469,15 @@ func (k *keyFlags) passphrase(stderr io.Writer) (string, error) {
 }
 
 func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [--approved FILE] [DOCUMENT|-]", stderr)
+	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [--agent ACCOUNT] [--approved FILE] [DOCUMENT|-]", stderr)
 	keys := addKeyFlags(f.fs)
 	limits := addLimitFlags(f.fs)
 	approvedFile := new(string)
 	f.fs.Var(fileFlag{approvedFile}, "approved", "the agreement payment a previous run printed under \"approve\", once approved")
 	inputs := new(string)
 	f.fs.Var(objectFlag{inputs}, "inputs", "the buyer's inputs as a JSON object, if the pairing needs any")
+	agent := new(string)
+	f.fs.Var(agentFlag{agent}, "agent", "pay the offer as this agent identity (CAIP-10, e.g. cloudflare:402:NAME; it signs no payment), the key paying only the agreement")
 	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
@@ -494,6 +498,11 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "transact", err)
 	}
 	opts := &gate.TransactOptions{}
+	if *agent != "" {
+		// The agent's own stack authenticates the paid request; the key
+		// pays the agreement the offer names.
+		opts.AgreementSigner, s = s, agentIdentity(*agent)
+	}
 	if *inputs != "" {
 		if opts.Inputs, err = jsonv.Parse([]byte(*inputs)); err != nil {
 			return usageError(stderr, "transact", fmt.Errorf("--inputs: %w", err))
@@ -519,6 +528,39 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "termsgate: nothing signed: approve the agreement payment under \"approve\", then run again with --approved FILE holding it unchanged")
 	}
 	return printResult(stdout, stderr, res.JSON(), nil)
+}
+
+// agentFlag is transact --agent: an account in CAIP-10's shape, its
+// namespace allowed up to 16 characters because cloudflare:402 (the agent
+// identities of Cloudflare's pay-per-crawl) is longer than CAIP-2's 8.
+type agentFlag struct{ p *string }
+
+var agentPattern = regexp.MustCompile(`^[-a-z0-9]{3,16}:[-_a-zA-Z0-9]{1,32}:[-.%a-zA-Z0-9]{1,128}$`)
+
+func (f agentFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f agentFlag) Set(s string) error {
+	if !agentPattern.MatchString(s) {
+		return errors.New("not an account namespace:reference:name (e.g. cloudflare:402:agent.example)")
+	}
+	*f.p = s
+	return nil
+}
+
+// agentIdentity is transact --agent: an account that pays by who it is (a
+// cloudflare:402 agent's registered key signs its HTTP requests), for which
+// the gate signs nothing. Asked to sign, it refuses.
+type agentIdentity string
+
+func (a agentIdentity) Account() string { return string(a) }
+
+func (a agentIdentity) Sign(context.Context, rails.Request) (jsonv.Value, error) {
+	return nil, fmt.Errorf("the agent %s signs its HTTP requests, not payments", string(a))
 }
 
 func readApproved(path string) (*gate.AgreementPayment, error) {
