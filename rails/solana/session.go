@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"math/big"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
@@ -563,7 +564,38 @@ type opening struct {
 // (mpp/carrier-not-challenge), its channel the payload's
 // (svm/channel-mismatch), and an authentication naming the challenge
 // (svm/proof-not-challenge).
+//
+// A channel's every voucher re-reads the same held opening (the gate's hold
+// check, its channel check and the build each ask), so the last opening
+// read is remembered: readOpening is a function of the credential alone,
+// and the memo answers only a credential jsonv.Equal to its own copy of
+// the one it read, member order included. It holds one entry, and what it
+// returns is only read, never changed (jsonv objects are safe to read from
+// several goroutines).
 func (Session) opening(presented jsonv.Value) (*opening, error) {
+	if m := lastOpening.Load(); m != nil && jsonv.Equal(m.presented, presented) {
+		return m.read, nil
+	}
+	own := jsonv.Clone(presented) // the memo's own copy: a caller may change presented later
+	o, err := readOpening(own)
+	if err != nil {
+		return nil, err
+	}
+	lastOpening.Store(&openingMemo{presented: own, read: o})
+	return o, nil
+}
+
+// openingMemo is an opening credential as read (a copy no caller holds)
+// and what readOpening found in it.
+type openingMemo struct {
+	presented jsonv.Value
+	read      *opening
+}
+
+var lastOpening atomic.Pointer[openingMemo]
+
+// readOpening is opening without the memo.
+func readOpening(presented jsonv.Value) (*opening, error) {
 	e, err := mpp.Echoed(presented, SessionID)
 	if err != nil {
 		return nil, err
@@ -665,7 +697,8 @@ func (p Session) ChannelRef(signed jsonv.Value) (rails.ChannelRef, error) {
 	} else {
 		cred, _ := jsonv.AsObject(signed)
 		challenge, _ := cred.Get("challenge")
-		if network, err = mpp.Network(challenge); err != nil {
+		r := readChallenge(challenge)
+		if network, err = r.network, r.networkErr; err != nil {
 			return rails.ChannelRef{}, err
 		}
 	}
@@ -703,6 +736,42 @@ func (p Session) BoundWithin(signed jsonv.Value) (string, error) {
 // NamedChannel is the channel a session challenge names to resume
 // (methodDetails.channelId, a key), named false when it names none.
 func (Session) NamedChannel(challenge jsonv.Value) (rails.ChannelRef, bool, error) {
+	r := readChallenge(challenge)
+	return r.ref, r.named, r.namedErr
+}
+
+// challengeRead is what a within challenge says: the channel it names
+// (NamedChannel) and its network (mpp.Network), each with its error.
+type challengeRead struct {
+	challenge  jsonv.Value // the memo's own copy
+	ref        rails.ChannelRef
+	named      bool
+	namedErr   error
+	network    string
+	networkErr error
+}
+
+var lastChallenge atomic.Pointer[challengeRead]
+
+// readChallenge reads a challenge for NamedChannel and for a voucher's
+// ChannelRef. Within reads the same challenge twice per voucher (choosing
+// it, then checking the signed voucher's channel) and every voucher of a
+// channel usually answers the same one, so the last read is remembered,
+// answering only a challenge jsonv.Equal to its own copy (one entry; both
+// readings are functions of the challenge alone).
+func readChallenge(challenge jsonv.Value) *challengeRead {
+	if m := lastChallenge.Load(); m != nil && jsonv.Equal(m.challenge, challenge) {
+		return m
+	}
+	own := jsonv.Clone(challenge)
+	r := &challengeRead{challenge: own}
+	r.ref, r.named, r.namedErr = namedChannel(own)
+	r.network, r.networkErr = mpp.Network(own)
+	lastChallenge.Store(r)
+	return r
+}
+
+func namedChannel(challenge jsonv.Value) (rails.ChannelRef, bool, error) {
 	c, ok := mpp.IsChallengeShape(challenge)
 	if !ok {
 		return rails.ChannelRef{}, false, rails.Refuse(mpp.CodeChallengeMalformed)

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -459,6 +460,125 @@ func BenchmarkSolanaSessionOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := p.Complete(u, answer, rails.Chosen{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// sessionHeld is an opening of sessionPlaced(extra) signed by s, held by
+// a gate, and a within document whose one challenge names its channel.
+func sessionHeld(t testing.TB, s *signer.Solana, extra *jsonv.Object) (*gate.Gate, *gate.Hold, []jsonv.Value) {
+	t.Helper()
+	placed := sessionPlaced(t, extra)
+	u, req := sessionBuild(t, placed, s, nil)
+	answer, _ := s.Sign(context.Background(), req)
+	done, err := solana.Session{}.Complete(u, answer, rails.Chosen{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate.Gate{}
+	hold, err := g.OpenChannel(atrBytes, solana.SessionID, done.Signed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within := placed.Clone()
+	r, _ := mpp.DecodeObject(mpp.String(within, "request"))
+	d, _ := r.GetObject("methodDetails")
+	d.Set("channelId", hold.Channel)
+	within.Set("request", mpp.EncodeObject(r))
+	return g, hold, []jsonv.Value{within}
+}
+
+// TestSessionReadMemo: the remembered opening and challenge answer only
+// a value equal to the one read. A credential changed in place after it
+// was read is read again (and refused), two openings and two challenges
+// read in turn from several goroutines each get their own channel, and a
+// voucher through Within on either hold names its own channel.
+func TestSessionReadMemo(t *testing.T) {
+	s := devSigner(t)
+	p := solana.Session{}
+	gA, holdA, docA := sessionHeld(t, s, &jsonv.Object{})
+	gB, holdB, docB := sessionHeld(t, s, jsonv.Obj("recentSlot", "7"))
+	if holdA.Channel == holdB.Channel {
+		t.Fatal("the two openings name one channel")
+	}
+	changed := jsonv.Clone(holdA.Opening).(*jsonv.Object)
+	if _, err := p.Bound(changed); err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := changed.GetObject("payload")
+	payload.Set("transaction", "AQ==")
+	if _, err := p.Bound(changed); refusal(err) != solana.CodeTxMalformed {
+		t.Fatalf("an opening changed after it was read: %v, want %s", err, solana.CodeTxMalformed)
+	}
+	named := jsonv.Clone(docA[0])
+	if ref, ok, err := p.NamedChannel(named); err != nil || !ok || ref.Channel != holdA.Channel {
+		t.Fatalf("named %v %v %v", ref, ok, err)
+	}
+	c := named.(*jsonv.Object)
+	r, _ := mpp.DecodeObject(mpp.String(c, "request"))
+	d, _ := r.GetObject("methodDetails")
+	d.Set("channelId", holdB.Channel)
+	c.Set("request", mpp.EncodeObject(r))
+	if ref, ok, err := p.NamedChannel(named); err != nil || !ok || ref.Channel != holdB.Channel {
+		t.Fatalf("a challenge changed after it was read names %v %v %v, want %s", ref, ok, err, holdB.Channel)
+	}
+	errs := make(chan error, 4)
+	for i := range 4 {
+		go func() {
+			for j := range 20 {
+				g, hold, doc := gA, holdA, docA
+				if (i+j)%2 == 1 {
+					g, hold, doc = gB, holdB, docB
+				}
+				ref, err := p.ChannelRef(hold.Opening)
+				if err != nil || ref.Channel != hold.Channel {
+					errs <- fmt.Errorf("opening of %s read as %v, %v", hold.Channel, ref, err)
+					return
+				}
+				if named, _, err := p.NamedChannel(doc[0]); err != nil || named.Channel != hold.Channel {
+					errs <- fmt.Errorf("challenge naming %s read as %v, %v", hold.Channel, named, err)
+					return
+				}
+				res, err := g.Within(context.Background(), doc, hold, solana.SessionID, s, nil, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got, _ := p.ChannelRef(res.Signed); got.Channel != hold.Channel || mustGet(res.Signed, "payload", "channelId") != hold.Channel {
+					errs <- fmt.Errorf("a voucher on %s names %v", hold.Channel, got)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSolanaSessionVoucherTwoChannels is BenchmarkSolanaSessionVoucher
+// alternating between two held channels, so that the remembered opening and
+// challenge are the other channel's at each voucher's start: each is read
+// once per voucher.
+func BenchmarkSolanaSessionVoucherTwoChannels(b *testing.B) {
+	s := devSigner(b)
+	gA, holdA, docA := sessionHeld(b, s, &jsonv.Object{})
+	gB, holdB, docB := sessionHeld(b, s, jsonv.Obj("recentSlot", "7"))
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		g, hold, doc := gA, holdA, docA
+		if i++; i%2 == 0 {
+			g, hold, doc = gB, holdB, docB
+		}
+		if _, err := g.Within(ctx, doc, hold, solana.SessionID, s, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
