@@ -44,11 +44,9 @@ var (
 // Channel defaults and limits.
 const (
 	// OpeningPayableSeconds bounds how long a signed opening stays
-	// payable: the network runs a transaction only while its blockhash is
-	// one of the last 150 blocks, and a blockhash is never newer than the
-	// build. Blocks come about every 0.4 s; counted at 4 s each, the
-	// network would have to slow tenfold for the opening to outlive it.
-	OpeningPayableSeconds = 150 * 4
+	// payable: it is a transaction on a recent blockhash
+	// (BlockhashPayableSeconds).
+	OpeningPayableSeconds = BlockhashPayableSeconds
 
 	DefaultChannelComputeUnits = 200_000 // SetComputeUnitLimit of a channel transaction when the buyer names none
 	VoucherLen                 = 50      // 56 01 ‖ channel (32) ‖ cumulative u64le ‖ expiresAt i64le

@@ -104,8 +104,10 @@ func accountKey(account string) (rails.Account, Key, bool) {
 // Choose takes the first served option on the account's network and the
 // buyer's reads of the chain: the mint's decimals and token program, the
 // recent blockhash (the option's extra.recentBlockhash wins when it names
-// one), and optionally the compute budget.
-func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
+// one), and optionally the compute budget. The choice records now (Unix
+// seconds), from which the build states how long the signed transaction
+// stays payable.
+func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, now int64, _ string) (jsonv.Value, error) {
 	acct, _, ok := accountKey(account)
 	if !ok {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
@@ -122,7 +124,7 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}
 	missing := rails.Refuse(x402.CodeInputMissing)
-	choice := jsonv.Obj("required", read.Required, "accepted", accepted, "payer", acct.Address)
+	choice := jsonv.Obj("required", read.Required, "accepted", accepted, "payer", acct.Address, "now", now)
 	dv, _ := inputs.Get("decimals")
 	if _, ok := jsonv.AsSafeInt(dv); !ok {
 		return nil, missing
@@ -166,12 +168,15 @@ type exactUnsigned struct {
 	payer              Key
 	network            string
 	message            []byte
+	validUntil         int64 // Unix seconds: the choice's now + BlockhashPayableSeconds
 }
 
 // Build checks the choice and compiles the message: the compute budget,
 // TransferChecked of amount from the payer's token account to the payee's,
 // and one Memo v3 instruction whose data is extra.memo, which must be
-// Carrier(h) (svm/carrier-mismatch).
+// Carrier(h) (svm/carrier-mismatch). The choice's now must be a safe
+// integer from 0 (x402/choice-malformed): the signed transaction stays
+// payable until BlockhashPayableSeconds after it.
 func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
 	c, ok := jsonv.AsObject(choice)
 	if !ok {
@@ -189,6 +194,12 @@ func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 			return nil, rails.Refuse(x402.CodeChoiceMalformed)
 		}
 		priceBig, _ = new(big.Int).SetString(s, 10)
+	}
+	nv, _ := c.Get("now")
+	now, ok := jsonv.AsSafeInt(nv)
+	until, okUntil := payableUntil(now)
+	if !ok || !okUntil {
+		return nil, rails.Refuse(x402.CodeChoiceMalformed)
 	}
 	if err := x402.Chosen(required, accepted, p.serves); err != nil {
 		return nil, err
@@ -248,15 +259,17 @@ func (p Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 		Ix{Program: MemoV3, Data: []byte(Carrier(h))},
 	)
 	network, _ := accepted.GetString("network")
-	return &exactUnsigned{required: required, accepted: accepted, payer: payer, network: network, message: CompileV0(feePayer, blockhash, ixs)}, nil
+	return &exactUnsigned{required: required, accepted: accepted, payer: payer, network: network, message: CompileV0(feePayer, blockhash, ixs),
+		validUntil: until}, nil
 }
 
 // Request is {kind: "solana-message", message: 0x hex of the message,
-// network}: a Solana message names no network, so the request does, for
-// the spend policy.
+// network, validUntil}: a Solana message names neither its network nor
+// how long it stays payable, so the request does, for the spend policy.
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	return jsonv.Obj("kind", "solana-message", "message", "0x"+hex.EncodeToString(b.message), "network", b.network), nil
+	return jsonv.Obj("kind", "solana-message", "message", "0x"+hex.EncodeToString(b.message), "network", b.network,
+		"validUntil", jsonv.Number(b.validUntil)), nil
 }
 
 // Signature64 reads a signer's Ed25519 signature: 64 bytes as 0x hex, or as

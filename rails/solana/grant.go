@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -45,7 +46,10 @@ func transferChecked(m *Tx) (amount uint64, decimals int, mint, destination, own
 // TransferChecked moves amount of the mint from the owner to the
 // destination token account; the message can move nothing else of the
 // payer's (no System transfer, no other token instruction) or it is
-// unreadable. The blockhash, not a clock, bounds how long it stays payable.
+// unreadable. The blockhash, not a clock, bounds how long it stays
+// payable; the request's validUntil states that bound
+// (BlockhashPayableSeconds after the build), and without it the grant has
+// no deadline, which a spend policy refuses.
 func (Exact) Summarize(req rails.Request) (rails.Grant, error) {
 	if k, _ := req.GetString("kind"); k != "solana-message" {
 		return rails.Grant{}, errUnreadable
@@ -69,8 +73,16 @@ func (Exact) Summarize(req rails.Request) (rails.Grant, error) {
 	if !ok {
 		return rails.Grant{}, errUnreadable
 	}
-	return rails.Grant{Network: network, Asset: mint.String(), Decimals: decimals, Amount: new(big.Int).SetUint64(amount),
-		Payer: owner.String(), Payee: destination.String()}, nil
+	g := rails.Grant{Network: network, Asset: mint.String(), Decimals: decimals, Amount: new(big.Int).SetUint64(amount),
+		Payer: owner.String(), Payee: destination.String()}
+	if v, has := req.Get("validUntil"); has {
+		u, ok := jsonv.AsSafeInt(v)
+		if !ok || u <= 0 {
+			return rails.Grant{}, errUnreadable
+		}
+		g.PayableUntil = time.Unix(u, 0).UTC()
+	}
+	return g, nil
 }
 
 // Inspect reads a payment: H and where it sits, the transfer, the fee

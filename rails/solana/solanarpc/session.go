@@ -11,11 +11,11 @@ import (
 )
 
 // BlockhashLifetime bounds how long a transaction on a recent blockhash
-// stays payable: a blockhash is valid for 150 blocks, at the cluster's
-// 400 ms slot target one minute; skipped slots stretch it, so half again.
-// It is an estimate the buyer makes, stated as the opening's validUntil for
-// the spend policy; no value in the message states it.
-const BlockhashLifetime = 90 * time.Second
+// stays payable: solana.BlockhashPayableSeconds, the one bound every Solana
+// pairing states (docs/solana.md, "How long a payment stays payable"). It
+// is stated as the opening's validUntil for the spend policy; no value in
+// the message states it.
+const BlockhashLifetime = solana.BlockhashPayableSeconds * time.Second
 
 // SessionInputsFor is pay.Transport.InputsFor for mpp/session/solana. The
 // challenge names the channel program, the recent blockhash and slot the

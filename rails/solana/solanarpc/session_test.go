@@ -63,7 +63,7 @@ func TestSessionInputsFromANode(t *testing.T) {
 		t.Fatalf("inputs %v, %v, %d calls", in, err, node.Calls.Load())
 	}
 	until, _ := jsonv.AsSafeInt(mustMember(in, "validUntil"))
-	if d := until - time.Now().Unix(); d < 85 || d > 95 || mustMember(in, "tokenProgram") != solana.Token2022Program.String() {
+	if d := until - time.Now().Unix(); d < solana.BlockhashPayableSeconds-5 || d > solana.BlockhashPayableSeconds || mustMember(in, "tokenProgram") != solana.Token2022Program.String() {
 		t.Fatalf("inputs %s", jsonv.String(in))
 	}
 	// A challenge that names its token program needs no read.
