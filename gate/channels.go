@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"math/big"
 	"strings"
+	"sync/atomic"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -421,7 +422,41 @@ func offersOn(c *jsonv.Object, pairing, network string) bool {
 
 // challengeCharge is what the challenge asks for (its request.amount), once
 // its opaque, if it has one, names no other ATR than the held one.
+//
+// Every voucher of a channel usually answers the same challenge, so the
+// last charge read is remembered: it is a function of the opaque and
+// request strings and h alone, and the memo (one entry) answers only when
+// all three are the same. Only a charge read without error is remembered.
 func challengeCharge(c *jsonv.Object, h atr.Hash) (*big.Int, error) {
+	opaqueValue, hasOpaque := c.Get("opaque")
+	opaque, opaqueIsText := opaqueValue.(string)
+	reqText, _ := c.GetString("request")
+	if !hasOpaque || opaqueIsText {
+		if m := lastCharge.Load(); m != nil && m.hasOpaque == hasOpaque && m.opaque == opaque && m.request == reqText && m.h == h {
+			return new(big.Int).Set(m.amount), nil
+		}
+	}
+	n, err := readCharge(c, h)
+	if err == nil && (!hasOpaque || opaqueIsText) {
+		lastCharge.Store(&chargeMemo{hasOpaque: hasOpaque, opaque: opaque, request: reqText, h: h, amount: new(big.Int).Set(n)})
+	}
+	return n, err
+}
+
+// chargeMemo is the last charge challengeCharge read and what it read it
+// from: the challenge's opaque (when it has one, a string) and request, and
+// the held hash.
+type chargeMemo struct {
+	hasOpaque       bool
+	opaque, request string
+	h               atr.Hash
+	amount          *big.Int // never handed out: a hit returns a copy
+}
+
+var lastCharge atomic.Pointer[chargeMemo]
+
+// readCharge is challengeCharge without the memo.
+func readCharge(c *jsonv.Object, h atr.Hash) (*big.Int, error) {
 	if v, has := c.Get("opaque"); has {
 		s, _ := v.(string)
 		m, ok := mpp.DecodeStringMap(s)
