@@ -22,7 +22,9 @@ func TestChallengeChargeMemo(t *testing.T) {
 		}
 		return c
 	}
-	naming := func(h atr.Hash) string { return mpp.EncodeObject(jsonv.Obj(mpp.KeyLegalContext, mpp.LegalContextValue(h))) }
+	naming := func(h atr.Hash) string {
+		return mpp.EncodeObject(jsonv.Obj(mpp.KeyLegalContext, mpp.LegalContextValue(h)))
+	}
 	code := func(err error) string {
 		var d *Decline
 		if errors.As(err, &d) {
