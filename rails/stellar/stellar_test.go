@@ -197,8 +197,18 @@ func FuzzSigningFor(f *testing.F) {
 			if err != nil {
 				t.Fatalf("built preimage unreadable: %v", err)
 			}
-			if int64(a.Expiration) != expiration || a.From != s.From || a.To != s.To || a.Amount.Cmp(s.Amount) != 0 {
+			if int64(a.Expiration) != expiration || a.To != s.To || a.Amount.Cmp(s.Amount) != 0 {
 				t.Fatalf("preimage says %+v", a)
+			}
+			// From is the operation's payer. The preimage names the signed
+			// invocation's, which is the same payer only when the operation
+			// calls exactly what is signed; when it does not, both Builds
+			// refuse before any signer call (Signing.matches).
+			if s.Agrees && a.From != s.From {
+				t.Fatalf("preimage pays from %s, the operation from %s", a.From, s.From)
+			}
+			if !s.Agrees && s.Matches(s.To, s.Asset, s.Amount, s.From) == nil {
+				t.Fatal("an operation that does not call what is signed was accepted")
 			}
 			env, err := s.Complete(make([]byte, 64))
 			if err != nil {
