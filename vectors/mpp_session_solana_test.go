@@ -22,6 +22,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -208,8 +209,44 @@ func TestMPPSessionSolana(t *testing.T) {
 			t.Fatalf("proof signature %s", sig)
 		}
 	})
+	// SV4: a reported close landed with a top-level channel-program
+	// instruction naming SV2's channel: data 04 (settleAndSeal) is the
+	// close, data 02 is not. The row gives no wire; this one is compiled
+	// here, fee-paid and signed by a seller key from a fixed seed.
 	t.Run("SV4", func(t *testing.T) {
-		t.Skip("seller side: a reported close read from a Solana node; termsgate is the buyer")
+		const network = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+		program := solana.MustKey("CHNLxYvVA28MJP9PrFuDXccuoGXAx7jBacfLEkahyGsX")
+		channel := solana.MustKey(str(t, sv2, "channel"))
+		payee := solana.MustKey("2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4")
+		clock := solana.MustKey("SysvarC1ock11111111111111111111111111111111")
+		seed := sha256Of([]byte("SV4 seller fee payer"))
+		seller := ed25519.NewKeyFromSeed(seed)
+		var feePayer solana.Key
+		copy(feePayer[:], seller.Public().(ed25519.PublicKey))
+		for _, c := range []struct {
+			name string
+			data byte
+			want string
+		}{{"data04", 4, `{"state":"settled","commitment":"finalized"}`}, {"data02", 2, `{"state":"failed","why":"not-a-close"}`}} {
+			t.Run(c.name, func(t *testing.T) {
+				msg := solana.CompileV0(feePayer, solana.MustKey("EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k"), []solana.Ix{{
+					Program: program, Data: []byte{c.data},
+					Accounts: []solana.AccountMeta{{Key: payee, Writable: true}, {Key: channel, Writable: true}, {Key: clock}},
+				}})
+				sig := ed25519.Sign(seller, msg)
+				wire, ok := solana.SignedWire(msg, feePayer, sig)
+				if !ok {
+					t.Fatal("wire")
+				}
+				txid := solana.Base58(sig)
+				node, reader := svmNode(t, network, false)
+				node.Txs[txid] = solanarpc.NodeTx{Slot: 352114200, Wire: wire, Finalized: true}
+				ref := jsonv.Obj("phase", "close", "network", network, "program", program.String(), "channel", channel.String(), "transaction", txid)
+				if got := jsonv.String(solana.CloseStatus(ref, reader).JSON()); got != c.want {
+					t.Fatalf("status %s, want %s", got, c.want)
+				}
+			})
+		}
 	})
 	t.Run("SV5", func(t *testing.T) {
 		sv5, sv3 := obj(t, f, "SV5"), obj(t, f, "SV3")

@@ -2,12 +2,10 @@ package vectors_test
 
 // x402-batch-settlement.json's rows of x402/batch-settlement/solana: ES1–ES7,
 // the SVM agreedRefusals row and the buyer rows B2 and B6 (run from
-// TestX402BatchSettlement under their row names). The settlement reads of
-// ES5 (a landed transaction's status) and ES7 (locating the opening by the
-// fee payer's signatures) read a Solana node, the seller's side, and are
-// skipped with that reason as x402-exact-solana.json's are; what ES5 states
-// about the landed wire itself (its txid, digest and the no-channel plant)
-// runs.
+// TestX402BatchSettlement under their row names). ES5's status rows read
+// the landed opening from a loopback JSON-RPC node through
+// solana.ChannelStatus; ES7 (locating the opening by the fee payer's
+// signatures) is skipped with its reason.
 
 import (
 	"context"
@@ -307,7 +305,7 @@ func batchSolanaRows(t *testing.T, f *jsonv.Object) {
 			wantRefusal(t, err, "svm/"+str(t, pl, "expect", "why"))
 		})
 		t.Run("rows", func(t *testing.T) {
-			t.Skip("a landed transaction's status reads a Solana node: the seller's side, not implemented")
+			svmStatusRows(t, get(t, v, "rows"), obj(t, v, "ref"), wireBytes(t, str(t, v, "landedWireBase64")), solana.ChannelStatus)
 		})
 	})
 

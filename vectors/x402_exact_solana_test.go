@@ -1,10 +1,10 @@
 package vectors_test
 
 // x402-exact-solana.json: V1, defaultComputeBudget, V2, V3, carrierSpelling
-// (the read-back), durableNonce (the references), agreedRefusals and the
-// buyer rows B2 and B6. The settlement reads (V4, V5, plant, the recover
-// rows of agreedRefusals and carrierSpelling, durableNonce's status rows)
-// read a Solana node and are the seller's side: skipped with that reason.
+// (the read-back), durableNonce (the references), V4's status rows and
+// plant (read from a loopback JSON-RPC node), agreedRefusals and the buyer
+// rows B2 and B6. V5 (locate), the recover rows and durableNonce's status
+// rows are skipped with their reason.
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
@@ -213,11 +214,50 @@ func TestX402ExactSolana(t *testing.T) {
 		}
 	})
 
-	for _, k := range []string{"V4", "V5", "plant"} {
-		t.Run(k, func(t *testing.T) {
-			t.Skip("settlement reads against a Solana node: the seller's side, not implemented")
+	t.Run("V4", func(t *testing.T) {
+		v := obj(t, f, "V4")
+		tx, err := solana.WireOf(str(t, v, "landedWireBase64"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := solana.ReferenceOf(s.network, tx)
+		for _, k := range []string{"network", "transaction", "digest", "feePayer", "blockhash"} {
+			if str(t, ref, k) != str(t, v, "ref", k) {
+				t.Fatalf("ref.%s %s", k, str(t, ref, k))
+			}
+		}
+		t.Run("rows", func(t *testing.T) {
+			svmStatusRows(t, get(t, v, "rows"), obj(t, v, "ref"), wireBytes(t, str(t, v, "landedWireBase64")), solana.TransferStatus)
 		})
-	}
+		t.Run("recover", func(t *testing.T) { t.Skip("recover reads a Solana node: not implemented yet") })
+	})
+
+	t.Run("V5", func(t *testing.T) {
+		t.Skip("locating a payment reads a Solana node's signature lists: not implemented yet")
+	})
+
+	// plant: a landed transaction carrying L as its memo but moving nothing
+	// is not the payment, whichever digest the reference names.
+	t.Run("plant", func(t *testing.T) {
+		v := obj(t, f, "plant")
+		wire := wireBytes(t, str(t, v, "landedWireBase64"))
+		tx, err := solana.WireOf(str(t, v, "landedWireBase64"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"ownDigest", "v1Digest"} {
+			t.Run(k, func(t *testing.T) {
+				ref := solana.ReferenceOf(s.network, tx)
+				ref.Set("digest", str(t, v, k, "digest"))
+				node, reader := svmNode(t, s.network, false)
+				node.Txs[str(t, ref, "transaction")] = solanarpc.NodeTx{Slot: 1000050, Wire: wire, Finalized: true}
+				got := solana.TransferStatus(ref, reader)
+				if g, w := jsonv.String(got.JSON()), jsonv.String(get(t, v, k, "expect")); g != w {
+					t.Fatalf("status %s, want %s", g, w)
+				}
+			})
+		}
+	})
 
 	t.Run("agreedRefusals", func(t *testing.T) {
 		for i, r := range get(t, f, "agreedRefusals", "rows").([]jsonv.Value) {

@@ -11,7 +11,7 @@ import (
 )
 
 // Node is a small stand-in for a Solana JSON-RPC endpoint answering
-// getLatestBlockhash, getAccountInfo and getSlot in the documented shapes from
+// getLatestBlockhash, getAccountInfo, getSlot and getTransaction in the documented shapes from
 // values it holds: for the demo and the tests, which run offline. Any
 // other method is the JSON-RPC method-not-found error.
 type Node struct {
@@ -20,7 +20,18 @@ type Node struct {
 	Blockhash string
 	LastValid uint64
 	Mints     map[string]NodeMint // mint address → account
-	Calls     atomic.Int64
+	// Txs are the transactions the node holds, by signature: at
+	// finalized when Finalized, else only at confirmed.
+	Txs   map[string]NodeTx
+	Calls atomic.Int64
+}
+
+// NodeTx is a landed transaction the node holds.
+type NodeTx struct {
+	Slot      uint64
+	Wire      []byte
+	Err       jsonv.Value // meta.err: nil when it succeeded
+	Finalized bool
 }
 
 // NodeMint is a mint account the node holds.
@@ -69,7 +80,37 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(jsonv.Obj("context", ctx, "value", jsonv.Obj(
 			"data", []jsonv.Value{base64.StdEncoding.EncodeToString(data), "base64"},
 			"executable", false, "lamports", 1461600, "owner", m.Owner, "rentEpoch", 18446744073709551615.0, "space", 82)))
+	case "getTransaction":
+		sig, commitment := "", "finalized"
+		if len(params) > 0 {
+			sig, _ = params[0].(string)
+		}
+		if len(params) > 1 {
+			if o, ok := jsonv.AsObject(params[1]); ok {
+				if c, ok := o.GetString("commitment"); ok {
+					commitment = c
+				}
+			}
+		}
+		tx, ok := n.Txs[sig]
+		if !ok || commitment == "finalized" && !tx.Finalized {
+			answer(nil)
+			return
+		}
+		answer(jsonv.Obj("slot", tx.Slot, "blockTime", nil, "version", 0,
+			"transaction", []jsonv.Value{base64.StdEncoding.EncodeToString(tx.Wire), "base64"},
+			"meta", jsonv.Obj("err", tx.Err, "fee", 5000, "innerInstructions", []jsonv.Value{},
+				"loadedAddresses", jsonv.Obj("writable", []jsonv.Value{}, "readonly", []jsonv.Value{}),
+				"logMessages", []jsonv.Value{}, "status", statusOf(tx.Err))))
 	default:
 		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("jsonrpc", "2.0", "error", jsonv.Obj("code", -32601, "message", "Method not found"), "id", id)))
 	}
+}
+
+// statusOf is meta.status as nodes still write it: {"Ok": null} or {"Err": err}.
+func statusOf(err jsonv.Value) *jsonv.Object {
+	if err == nil {
+		return jsonv.Obj("Ok", nil)
+	}
+	return jsonv.Obj("Err", err)
 }
