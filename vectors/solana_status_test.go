@@ -5,6 +5,7 @@ package vectors_test
 // through solanarpc's client: the status functions see what a node sends.
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -82,4 +83,22 @@ func svmStatusRows(t *testing.T, rows jsonv.Value, ref *jsonv.Object, wire []byt
 			}
 		})
 	}
+}
+
+// fakeSignature is a distinct, well-formed signature for list entries the
+// rows describe but do not spell out.
+func fakeSignature(tag string, i int) string {
+	d := sha256.Sum256([]byte(fmt.Sprintf("%s %d", tag, i)))
+	e := sha256.Sum256(d[:])
+	return solana.Base58(append(d[:], e[:]...))
+}
+
+// locateNode is a node for a search: the fee payer's list and the lowest
+// slot it holds.
+func locateNode(t *testing.T, network, address string, first uint64, list []solanarpc.NodeListed) (*solanarpc.Node, solanarpc.Reader) {
+	t.Helper()
+	node, reader := svmNode(t, network, false)
+	node.FirstAvailable = first
+	node.Lists = map[string][]solanarpc.NodeListed{address: list}
+	return node, reader
 }

@@ -4,8 +4,8 @@ package vectors_test
 // the SVM agreedRefusals row and the buyer rows B2 and B6 (run from
 // TestX402BatchSettlement under their row names). ES5's status rows read
 // the landed opening from a loopback JSON-RPC node through
-// solana.ChannelStatus; ES7 (locating the opening by the fee payer's
-// signatures) is skipped with its reason.
+// solana.ChannelStatus; ES7 locates the opening by the fee payer's
+// signatures on such a node.
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -372,8 +374,33 @@ func batchSolanaRows(t *testing.T, f *jsonv.Object) {
 		})
 	})
 
+	// ES7: the opening is found by the fee payer's signatures when each
+	// candidate is read through ChannelStatus; read through the transfer
+	// test it is not, and the search ends complete and empty.
 	t.Run("ES7", func(t *testing.T) {
-		t.Skip("locating the opening reads a Solana node's signature lists: the seller's side, not implemented")
+		v := obj(t, f, "ES7")
+		fromSlot, _ := strconv.ParseUint(str(t, v, "fromSlot"), 10, 64)
+		first, _ := strconv.ParseUint(str(t, v, "firstAvailableBlock"), 10, 64)
+		ref := obj(t, f, "ES5", "ref").Clone()
+		ref.Delete("transaction")
+		ref.Set("fromSlot", str(t, v, "fromSlot"))
+		txid := str(t, f, "ES5", "txid")
+		memo := "[77] " + solana.Carrier(b.H)
+		for name, status := range map[string]func(*jsonv.Object, solana.Reader) solana.Status{
+			"expectChannelStatus": solana.ChannelStatus, "expectTransferTest": solana.TransferStatus,
+		} {
+			t.Run(name, func(t *testing.T) {
+				node, reader := locateNode(t, b.network, str(t, ref, "feePayer"), first, []solanarpc.NodeListed{
+					{Signature: txid, Slot: fromSlot + 7, Memo: memo},
+					{Signature: fakeSignature("ES7 below", 0), Slot: fromSlot - 1, Memo: memo},
+				})
+				node.Txs[txid] = solanarpc.NodeTx{Slot: fromSlot + 7, Wire: wireBytes(t, str(t, f, "ES5", "landedWireBase64")), Finalized: true}
+				got := solana.Locate(ref, reader, b.H, status)
+				if g, w := jsonv.String(got.JSON()), jsonv.String(get(t, v, name)); g != w {
+					t.Fatalf("located %s, want %s", g, w)
+				}
+			})
+		}
 	})
 }
 

@@ -1,9 +1,9 @@
 package vectors_test
 
 // x402-exact-solana.json: V1, defaultComputeBudget, V2, V3, carrierSpelling
-// (the read-back), durableNonce (the references), V4's status rows and
-// plant (read from a loopback JSON-RPC node), agreedRefusals and the buyer
-// rows B2 and B6. V5 (locate), the recover rows and durableNonce's status
+// (the read-back), durableNonce (the references), V4's status rows, V5's
+// searches and plant (read from a loopback JSON-RPC node), agreedRefusals
+// and the buyer rows B2 and B6. The recover rows and durableNonce's status
 // rows are skipped with their reason.
 
 import (
@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,8 +233,78 @@ func TestX402ExactSolana(t *testing.T) {
 		t.Run("recover", func(t *testing.T) { t.Skip("recover reads a Solana node: not implemented yet") })
 	})
 
+	// V5: the search over the fee payer's signatures, each case a node
+	// holding the list the case describes (memos rendered as the row's
+	// memoRendering gives them), read through TransferStatus.
 	t.Run("V5", func(t *testing.T) {
-		t.Skip("locating a payment reads a Solana node's signature lists: not implemented yet")
+		v := obj(t, f, "V5")
+		fromSlot, _ := strconv.ParseUint(str(t, v, "fromSlot"), 10, 64)
+		first, _ := strconv.ParseUint(str(t, v, "firstAvailableBlock"), 10, 64)
+		ref := obj(t, f, "V4", "ref").Clone()
+		ref.Delete("transaction")
+		ref.Set("fromSlot", str(t, v, "fromSlot"))
+		payer := str(t, ref, "feePayer")
+		carrier, other := str(t, v, "memoRendering", "carrier"), str(t, v, "memoRendering", "other")
+		landed := wireBytes(t, str(t, f, "V4", "landedWireBase64"))
+		plant := wireBytes(t, str(t, f, "plant", "landedWireBase64"))
+		below := solanarpc.NodeListed{Signature: fakeSignature("below", 0), Slot: fromSlot - 1, Memo: carrier}
+		// others are n entries above fromSlot with another memo or none.
+		others := func(tag string, n int, top uint64) []solanarpc.NodeListed {
+			out := make([]solanarpc.NodeListed, n)
+			for i := range out {
+				out[i] = solanarpc.NodeListed{Signature: fakeSignature(tag, i), Slot: top - uint64(i)}
+				if i%2 == 0 {
+					out[i].Memo = other
+				}
+			}
+			return out
+		}
+		run := func(t *testing.T, name string, first uint64, list []solanarpc.NodeListed, txs map[string][]byte) {
+			node, reader := locateNode(t, s.network, payer, first, list)
+			for sig, wire := range txs {
+				node.Txs[sig] = solanarpc.NodeTx{Slot: fromSlot + 1, Wire: wire, Finalized: true}
+			}
+			got := solana.Locate(ref, reader, s.H, solana.TransferStatus)
+			if g, w := jsonv.String(got.JSON()), jsonv.String(get(t, v, name, "expect")); g != w {
+				t.Fatalf("located %s, want %s", g, w)
+			}
+			// The ten pages are read in full: the bound, not a failed read, ends it.
+			if name == "tenFullPagesNoMatch" && node.Calls.Load() != 1+solana.LocatePages {
+				t.Fatalf("%d calls", node.Calls.Load())
+			}
+		}
+		t.Run("tenFullPagesNoMatch", func(t *testing.T) {
+			run(t, "tenFullPagesNoMatch", first, others("other", 10*solana.LocatePage, fromSlot+20000), nil)
+		})
+		t.Run("secondPageReachesFromSlot", func(t *testing.T) {
+			list := append(others("other", solana.LocatePage, fromSlot+5000),
+				solanarpc.NodeListed{Signature: str(t, f, "V4", "txid"), Slot: fromSlot + 10, Memo: carrier}, below)
+			run(t, "secondPageReachesFromSlot", first, list, map[string][]byte{str(t, f, "V4", "txid"): landed})
+		})
+		for _, name := range []string{"candidateCap", "candidatesWithinCap", "candidatesNotReadable"} {
+			t.Run(name, func(t *testing.T) {
+				n, ok := jsonv.AsSafeInt(get(t, v, name, "candidates"))
+				if !ok {
+					t.Fatal("candidates")
+				}
+				var list []solanarpc.NodeListed
+				txs := map[string][]byte{}
+				for i := range int(n) {
+					sig := fakeSignature(name, i)
+					list = append(list, solanarpc.NodeListed{Signature: sig, Slot: fromSlot + 100 - uint64(i), Memo: carrier})
+					if cw, _ := obj(t, v, name).Get("candidateWire"); cw == "plant" {
+						txs[sig] = plant
+					}
+				}
+				run(t, name, first, append(list, below), txs)
+			})
+		}
+		for _, name := range []string{"firstAvailableAboveFromSlot", "firstAvailableAtFromSlot"} {
+			t.Run(name, func(t *testing.T) {
+				fb, _ := strconv.ParseUint(str(t, v, name, "firstAvailableBlock"), 10, 64)
+				run(t, name, fb, append(others(name, 3, fromSlot+10), below), nil)
+			})
+		}
 	})
 
 	// plant: a landed transaction carrying L as its memo but moving nothing

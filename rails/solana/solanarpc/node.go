@@ -11,7 +11,8 @@ import (
 )
 
 // Node is a small stand-in for a Solana JSON-RPC endpoint answering
-// getLatestBlockhash, getAccountInfo, getSlot and getTransaction in the documented shapes from
+// getLatestBlockhash, getAccountInfo, getSlot, getTransaction,
+// getSignaturesForAddress and getFirstAvailableBlock in the documented shapes from
 // values it holds: for the demo and the tests, which run offline. Any
 // other method is the JSON-RPC method-not-found error.
 type Node struct {
@@ -22,8 +23,12 @@ type Node struct {
 	Mints     map[string]NodeMint // mint address → account
 	// Txs are the transactions the node holds, by signature: at
 	// finalized when Finalized, else only at confirmed.
-	Txs   map[string]NodeTx
-	Calls atomic.Int64
+	Txs map[string]NodeTx
+	// Lists are the signatures the node lists for an address, newest
+	// first; FirstAvailable the lowest slot it holds.
+	Lists          map[string][]NodeListed
+	FirstAvailable uint64
+	Calls          atomic.Int64
 }
 
 // NodeTx is a landed transaction the node holds.
@@ -32,6 +37,13 @@ type NodeTx struct {
 	Wire      []byte
 	Err       jsonv.Value // meta.err: nil when it succeeded
 	Finalized bool
+}
+
+// NodeListed is one entry of an address's signature list; Memo "" is null.
+type NodeListed struct {
+	Signature string
+	Slot      uint64
+	Memo      string
 }
 
 // NodeMint is a mint account the node holds.
@@ -80,6 +92,46 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(jsonv.Obj("context", ctx, "value", jsonv.Obj(
 			"data", []jsonv.Value{base64.StdEncoding.EncodeToString(data), "base64"},
 			"executable", false, "lamports", 1461600, "owner", m.Owner, "rentEpoch", 18446744073709551615.0, "space", 82)))
+	case "getFirstAvailableBlock":
+		answer(n.FirstAvailable)
+	case "getSignaturesForAddress":
+		addr, before, limit := "", "", 1000
+		if len(params) > 0 {
+			addr, _ = params[0].(string)
+		}
+		if len(params) > 1 {
+			if o, ok := jsonv.AsObject(params[1]); ok {
+				before, _ = o.GetString("before")
+				if lv, ok := o.Get("limit"); ok {
+					if l, ok := jsonv.AsSafeInt(lv); ok && l > 0 && l <= 1000 {
+						limit = int(l)
+					}
+				}
+			}
+		}
+		list := n.Lists[addr]
+		if before != "" {
+			at := len(list)
+			for i, e := range list {
+				if e.Signature == before {
+					at = i + 1
+					break
+				}
+			}
+			list = list[at:]
+		}
+		if len(list) > limit {
+			list = list[:limit]
+		}
+		out := make([]jsonv.Value, len(list))
+		for i, e := range list {
+			var memo jsonv.Value
+			if e.Memo != "" {
+				memo = e.Memo
+			}
+			out[i] = jsonv.Obj("signature", e.Signature, "slot", e.Slot, "err", nil, "memo", memo, "blockTime", nil, "confirmationStatus", "finalized")
+		}
+		answer(out)
 	case "getTransaction":
 		sig, commitment := "", "finalized"
 		if len(params) > 0 {

@@ -45,3 +45,67 @@ func (r Reader) context() context.Context {
 	}
 	return r.Ctx
 }
+
+// FirstAvailableBlock is getFirstAvailableBlock: the lowest slot the node
+// still holds.
+func (c *Client) FirstAvailableBlock(ctx context.Context) (uint64, error) {
+	const method = "getFirstAvailableBlock"
+	v, err := c.call(ctx, method)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := jsonv.AsSafeInt(v)
+	if !ok || n < 0 {
+		return 0, &Error{Method: method, Detail: "the answer is not a slot"}
+	}
+	return uint64(n), nil
+}
+
+// Signatures is getSignaturesForAddress at commitment confirmed: at most
+// limit entries (1 to 1000) before the signature before ("" for the
+// newest). An answer with more entries than asked, or an entry without a
+// base58 signature, a slot, or a string or null memo, is an error.
+func (c *Client) Signatures(ctx context.Context, address, before string, limit int) ([]solana.Listed, error) {
+	const method = "getSignaturesForAddress"
+	fail := func(detail string) error { return &Error{Method: method, Detail: detail} }
+	if limit < 1 || limit > solana.LocatePage {
+		return nil, fail("the limit is not 1 to 1000")
+	}
+	opts := jsonv.Obj("limit", limit, "commitment", "confirmed")
+	if before != "" {
+		opts.Set("before", before)
+	}
+	v, err := c.call(ctx, method, address, opts)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := jsonv.AsArray(v)
+	if !ok || len(list) > limit {
+		return nil, fail("the answer is not a list of at most the limit")
+	}
+	out := make([]solana.Listed, 0, len(list))
+	for _, ev := range list {
+		e, _ := jsonv.AsObject(ev)
+		sig, _ := e.GetString("signature")
+		sv, _ := e.Get("slot")
+		slot, okSlot := jsonv.AsSafeInt(sv)
+		mv, _ := e.Get("memo")
+		memo, isString := mv.(string)
+		if b, ok := solana.DecodeBase58(sig); !ok || len(b) != 64 || len(sig) > 90 || !okSlot || slot < 0 || mv != nil && !isString {
+			return nil, fail("an entry is not {signature, slot, memo}")
+		}
+		out = append(out, solana.Listed{Signature: sig, Slot: uint64(slot), Memo: memo, HasMemo: isString})
+	}
+	return out, nil
+}
+
+// FirstAvailableBlock is Client.FirstAvailableBlock under the reader's
+// context.
+func (r Reader) FirstAvailableBlock() (uint64, error) {
+	return r.Client.FirstAvailableBlock(r.context())
+}
+
+// Signatures is Client.Signatures under the reader's context.
+func (r Reader) Signatures(address, before string, limit int) ([]solana.Listed, error) {
+	return r.Client.Signatures(r.context(), address, before, limit)
+}

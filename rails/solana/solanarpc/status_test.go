@@ -2,11 +2,13 @@ package solanarpc_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
@@ -72,6 +74,45 @@ func TestHostileTransactionAnswers(t *testing.T) {
 			ref := jsonv.Obj("network", r.Of, "transaction", txid, "digest", "0x"+strings.Repeat("00", 32))
 			if s := solana.TransferStatus(ref, r); s.State != solana.StatePending || s.Why != solana.WhyUnreadable {
 				t.Fatalf("status %+v", s)
+			}
+		})
+	}
+}
+
+// Hostile list answers (more entries than asked, wrong shapes) and a first
+// available block that is no slot are errors naming the method, and a
+// search over them is incomplete.
+func TestHostileListAnswers(t *testing.T) {
+	entry := `{"signature":"` + txid + `","slot":5,"memo":null}`
+	for name, c := range map[string]struct{ first, list string }{
+		"first not a slot":   {`"x"`, `[]`},
+		"first negative":     {`-1`, `[]`},
+		"list not a list":    {`1`, `{"signature":"x"}`},
+		"list over limit":    {`1`, `[` + strings.Repeat(entry+`,`, 1000) + entry + `]`},
+		"signature too long": {`1`, `[{"signature":"` + strings.Repeat("1", 91) + `","slot":5,"memo":null}]`},
+		"no slot":            {`1`, `[{"signature":"` + txid + `","memo":null}]`},
+		"memo a number":      {`1`, `[{"signature":"` + txid + `","slot":5,"memo":7}]`},
+		"entry a string":     {`1`, `["` + txid + `"]`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				result := c.list
+				if b, _ := io.ReadAll(r.Body); strings.Contains(string(b), "getFirstAvailableBlock") {
+					result = c.first
+				}
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":` + result + `,"id":1}`))
+			}))
+			defer srv.Close()
+			r := solanarpc.Reader{Client: &solanarpc.Client{URL: srv.URL, HTTP: srv.Client()}, Of: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"}
+			_, errFirst := r.FirstAvailableBlock()
+			_, errList := r.Signatures("9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu", "", 1000)
+			if errFirst == nil && errList == nil {
+				t.Fatal("no error")
+			}
+			ref := jsonv.Obj("network", r.Of, "feePayer", "9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu", "fromSlot", "1", "digest", "0x"+strings.Repeat("00", 32))
+			var h atr.Hash
+			if got := solana.Locate(ref, r, h, solana.TransferStatus); got.Complete || got.Found != "" {
+				t.Fatalf("located %+v", got)
 			}
 		})
 	}
