@@ -3,8 +3,8 @@ package vectors_test
 // x402-exact-solana.json: V1, defaultComputeBudget, V2, V3, carrierSpelling
 // (the read-back), durableNonce (the references), V4's status rows, V5's
 // searches and plant (read from a loopback JSON-RPC node), agreedRefusals
-// and the buyer rows B2 and B6. The recover rows and durableNonce's status
-// rows are skipped with their reason.
+// with their recover rows, and the buyer rows B2 and B6. durableNonce's
+// accounts, nonceMoved and status rows are skipped with their reason.
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,7 +199,13 @@ func TestX402ExactSolana(t *testing.T) {
 		b := obj(t, f, "carrierSpelling", "bound")
 		_, err := p.Bound(payment(get(t, b, "accepted"), str(t, b, "wireBase64")))
 		wantRefusal(t, err, str(t, b, "expect"))
-		t.Run("recover", func(t *testing.T) { t.Skip("recover reads a Solana node: the seller's side, not implemented") })
+		t.Run("recover", func(t *testing.T) {
+			rc := obj(t, f, "carrierSpelling", "recover")
+			node, reader := svmNode(t, s.network, false)
+			node.Txs[str(t, rc, "txid")] = solanarpc.NodeTx{Slot: 1000050, Wire: wireBytes(t, str(t, rc, "landedWireBase64")), Finalized: true}
+			_, err := solana.Recover(jsonv.Obj("network", s.network, "transaction", str(t, rc, "txid")), reader)
+			wantRefusal(t, err, str(t, rc, "expect"))
+		})
 	})
 
 	t.Run("durableNonce", func(t *testing.T) {
@@ -230,7 +238,13 @@ func TestX402ExactSolana(t *testing.T) {
 		t.Run("rows", func(t *testing.T) {
 			svmStatusRows(t, get(t, v, "rows"), obj(t, v, "ref"), wireBytes(t, str(t, v, "landedWireBase64")), solana.TransferStatus)
 		})
-		t.Run("recover", func(t *testing.T) { t.Skip("recover reads a Solana node: not implemented yet") })
+		t.Run("recover", func(t *testing.T) {
+			node, reader := svmNode(t, s.network, false)
+			node.Txs[str(t, v, "txid")] = solanarpc.NodeTx{Slot: 1000050, Wire: wireBytes(t, str(t, v, "landedWireBase64")), Finalized: true}
+			if h, err := solana.Recover(ref, reader); err != nil || h != str(t, v, "expectRecover") {
+				t.Fatalf("recover %s (%v)", h, err)
+			}
+		})
 	})
 
 	// V5: the search over the fee payer's signatures, each case a node
@@ -335,9 +349,6 @@ func TestX402ExactSolana(t *testing.T) {
 			code := str(t, r, "expect")
 			t.Run(str(t, r, "case"), func(t *testing.T) {
 				errs := solanaAgreedRefusal(t, i, s)
-				if errs == nil {
-					t.Skip("recover reads a Solana node: the seller's side, not implemented")
-				}
 				for _, err := range errs {
 					wantRefusal(t, err, code)
 				}
@@ -411,8 +422,34 @@ func solanaAgreedRefusal(t *testing.T, i int, s solanaFixture) []error {
 		noMemo := rebuildWithout(t, tx, solana.MemoV3)
 		two := get(t, s.f, "V3").([]jsonv.Value)[1]
 		return []error{bound(accepted, noMemo), bound(get(t, two, "accepted"), str(t, two, "wireBase64"))}
-	case 1, 2, 3, 4:
-		return nil
+	case 1, 2, 3, 4: // recover: another network's reader, not found, err, a failed or malformed read
+		v4 := obj(t, s.f, "V4")
+		txid, landed := str(t, v4, "txid"), wireBytes(t, str(t, v4, "landedWireBase64"))
+		ref := jsonv.Obj("network", s.network, "transaction", txid)
+		recover := func(network string, broken bool, held *solanarpc.NodeTx) error {
+			node, reader := svmNode(t, network, broken)
+			if held != nil {
+				node.Txs[txid] = *held
+			}
+			_, err := solana.Recover(ref, reader)
+			return err
+		}
+		failure, _ := jsonv.Parse([]byte(`{"InstructionError":[2,{"Custom":1}]}`))
+		switch i {
+		case 1:
+			return []error{recover("solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z", false, &solanarpc.NodeTx{Wire: landed, Finalized: true})}
+		case 2:
+			return []error{recover(s.network, false, nil)}
+		case 3:
+			return []error{recover(s.network, false, &solanarpc.NodeTx{Wire: landed, Err: failure, Finalized: true}),
+				recover(s.network, false, &solanarpc.NodeTx{Wire: landed, Err: failure})}
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":{"slot":1,"transaction":{"message":{}},"meta":{"err":null}},"id":1}`))
+		}))
+		defer srv.Close()
+		_, malformed := solana.Recover(ref, solanarpc.Reader{Client: &solanarpc.Client{URL: srv.URL, HTTP: srv.Client()}, Of: s.network})
+		return []error{recover(s.network, true, nil), malformed}
 	case 5: // malformed key, token program, decimals, amount, compute budget or signature
 		u, _ := s.build(t, true)
 		_, errSig := p.Complete(u, "0x"+strings.Repeat("ab", 63), rails.Chosen{})

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 )
 
 // The states of a settlement, its commitments, and the reasons.
@@ -407,4 +408,50 @@ func CloseStatus(ref *jsonv.Object, r Reader) Status {
 		}
 	}
 	return failedStatus(WhyNotAClose)
+}
+
+// Refusals of Recover.
+const (
+	CodeWrongReader = "svm/wrong-reader" // the reader serves another network
+	CodeUnreadable  = "svm/unreadable"   // the read failed or its answer is not a transaction
+	CodeNotFound    = "svm/not-found"    // neither finalized nor confirmed
+	CodeErr         = "svm/err"          // it landed and failed
+)
+
+// Recover is zero-party recovery of H from the landed transaction ref
+// names ({network, transaction}): its one top-level memo, which must spell
+// the carrier exactly as issued (lcp:sha256:0x and 64 lowercase hex). A
+// reader of another network, a failed read, none found, a failed
+// transaction, a wire that does not decode and each memo fault are
+// refusals with their codes. At most two reads.
+func Recover(ref *jsonv.Object, r Reader) (string, error) {
+	network, _ := ref.GetString("network")
+	signature, _ := ref.GetString("transaction")
+	if r == nil || network == "" || network != r.Network() {
+		return "", rails.Refuse(CodeWrongReader)
+	}
+	if !isSignature(signature) {
+		return "", rails.Refuse(CodeUnreadable)
+	}
+	l, _, err := landedAt(r, signature)
+	switch {
+	case err != nil:
+		return "", rails.Refuse(CodeUnreadable)
+	case l == nil:
+		return "", rails.Refuse(CodeNotFound)
+	case l.Err != nil:
+		return "", rails.Refuse(CodeErr)
+	}
+	tx, ok, _ := DecodeTx(l.Wire)
+	if !ok {
+		return "", rails.Refuse(CodeTxMalformed)
+	}
+	memo, h, err := MemoCarrier(tx)
+	if err != nil {
+		return "", err
+	}
+	if memo != lcpPrefix+h {
+		return "", rails.Refuse(CodeCarrierNotCanon)
+	}
+	return h, nil
 }
