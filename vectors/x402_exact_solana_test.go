@@ -206,6 +206,25 @@ func TestX402ExactSolana(t *testing.T) {
 			_, err := solana.Recover(jsonv.Obj("network", s.network, "transaction", str(t, rc, "txid")), reader)
 			wantRefusal(t, err, str(t, rc, "expect"))
 		})
+		// locate: the node's memo rendering is matched without regard to
+		// case, so the upper-case spelling is a candidate, and the
+		// reference's digest is that message's.
+		t.Run("locate", func(t *testing.T) {
+			rc, lc := obj(t, f, "carrierSpelling", "recover"), obj(t, f, "carrierSpelling", "locate")
+			ref := obj(t, f, "V4", "ref").Clone()
+			ref.Delete("transaction")
+			ref.Set("digest", str(t, lc, "digest"))
+			ref.Set("fromSlot", "1000000")
+			node, reader := locateNode(t, s.network, str(t, ref, "feePayer"), 0, []solanarpc.NodeListed{
+				{Signature: str(t, rc, "txid"), Slot: 1000010, Memo: str(t, lc, "memoRendering")},
+				{Signature: fakeSignature("below", 0), Slot: 999999},
+			})
+			node.Txs[str(t, rc, "txid")] = solanarpc.NodeTx{Slot: 1000010, Wire: wireBytes(t, str(t, rc, "landedWireBase64")), Finalized: true}
+			got := solana.Locate(ref, reader, s.H, solana.TransferStatus)
+			if g, w := jsonv.String(got.JSON()), jsonv.String(get(t, lc, "expect")); g != w {
+				t.Fatalf("located %s, want %s", g, w)
+			}
+		})
 	})
 
 	t.Run("durableNonce", func(t *testing.T) {
