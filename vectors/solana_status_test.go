@@ -8,8 +8,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/termsgate/termsgate/jsonv"
@@ -101,4 +103,64 @@ func locateNode(t *testing.T, network, address string, first uint64, list []sola
 	node.FirstAvailable = first
 	node.Lists = map[string][]solanarpc.NodeListed{address: list}
 	return node, reader
+}
+
+// scriptedNode answers as a node does, from a script: each getTransaction
+// the next entry of txs (the wire, or null), getAccountInfo one account
+// (nil: none; failing: a node error) at slot, getFirstAvailableBlock first.
+// It counts the reads of each.
+type scriptedNode struct {
+	mu                    sync.Mutex
+	wire                  []byte
+	txs                   []bool // true: the wire; false: null
+	owner                 string
+	data                  []byte // nil with owner "": no account
+	failing               bool
+	slot, first           uint64
+	txReads, accountReads int
+}
+
+func (n *scriptedNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	v, _ := jsonv.Parse(raw)
+	o, _ := jsonv.AsObject(v)
+	method, _ := o.GetString("method")
+	answer := func(result jsonv.Value) {
+		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("jsonrpc", "2.0", "result", result, "id", 1)))
+	}
+	switch method {
+	case "getTransaction":
+		landed := n.txReads < len(n.txs) && n.txs[n.txReads]
+		n.txReads++
+		if !landed {
+			answer(nil)
+			return
+		}
+		answer(jsonv.Obj("slot", n.slot, "transaction", []jsonv.Value{base64.StdEncoding.EncodeToString(n.wire), "base64"},
+			"meta", jsonv.Obj("err", nil, "innerInstructions", []jsonv.Value{})))
+	case "getAccountInfo":
+		n.accountReads++
+		if n.failing {
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32005,"message":"Node is behind"},"id":1}`))
+			return
+		}
+		var value jsonv.Value
+		if n.owner != "" {
+			value = jsonv.Obj("data", []jsonv.Value{base64.StdEncoding.EncodeToString(n.data), "base64"}, "executable", false,
+				"lamports", 1447680, "owner", n.owner, "rentEpoch", 18446744073709551615.0, "space", len(n.data))
+		}
+		answer(jsonv.Obj("context", jsonv.Obj("apiVersion", "2.2.0", "slot", n.slot), "value", value))
+	case "getFirstAvailableBlock":
+		answer(n.first)
+	default:
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}`))
+	}
+}
+
+func (n *scriptedNode) reader(t *testing.T, network string) solanarpc.Reader {
+	srv := httptest.NewServer(n)
+	t.Cleanup(srv.Close)
+	return solanarpc.Reader{Client: &solanarpc.Client{URL: srv.URL, HTTP: srv.Client()}, Of: network}
 }

@@ -3,8 +3,8 @@ package vectors_test
 // x402-exact-solana.json: V1, defaultComputeBudget, V2, V3, carrierSpelling
 // (the read-back), durableNonce (the references), V4's status rows, V5's
 // searches and plant (read from a loopback JSON-RPC node), agreedRefusals
-// with their recover rows, and the buyer rows B2 and B6. durableNonce's
-// accounts, nonceMoved and status rows are skipped with their reason.
+// with their recover rows, durableNonce's accounts, nonceMoved and status
+// rows, and the buyer rows B2 and B6.
 
 import (
 	"context"
@@ -237,9 +237,94 @@ func TestX402ExactSolana(t *testing.T) {
 				}
 			})
 		}
-		for _, k := range []string{"accounts", "nonceMoved", "status"} {
-			t.Run(k, func(t *testing.T) { t.Skip("reads a Solana node: the seller's side, not implemented") })
+		d := obj(t, f, "durableNonce")
+		account := func(t *testing.T, name string) (owner string, data []byte) {
+			a := obj(t, d, "accounts", name)
+			return str(t, a, "owner"), wireBytes(t, str(t, a, "dataBase64"))
 		}
+		// accounts: the nonce account's layout, read as the node gives it.
+		t.Run("accounts", func(t *testing.T) {
+			for name, want := range map[string]struct {
+				version, state uint32
+				value          string
+			}{
+				"held": {1, 1, str(t, d, "value")}, "moved": {1, 1, str(t, d, "movedValue")},
+				"legacyHeld": {0, 1, str(t, d, "value")}, "uninitialized": {0, 0, "11111111111111111111111111111111"},
+			} {
+				_, data := account(t, name)
+				version, state, value, ok := solana.NonceOf(data)
+				if !ok || version != want.version || state != want.state || value.String() != want.value {
+					t.Fatalf("%s: version %d state %d value %s (%v)", name, version, state, value, ok)
+				}
+			}
+		})
+		durableRef := func(t *testing.T, fromSlot string) *jsonv.Object {
+			ref := obj(t, get(t, d, "reference").([]jsonv.Value)[0], "expect").Clone()
+			ref.Set("fromSlot", fromSlot)
+			return ref
+		}
+		// node is a scripted node holding the named account (null: none;
+		// "reader-error": failing reads) at slot.
+		node := func(t *testing.T, name jsonv.Value, slot string) *scriptedNode {
+			n := &scriptedNode{}
+			n.slot, _ = strconv.ParseUint(slot, 10, 64)
+			switch name {
+			case nil:
+			case "reader-error":
+				n.failing = true
+			default:
+				n.owner, n.data = account(t, name.(string))
+			}
+			return n
+		}
+		t.Run("nonceMoved", func(t *testing.T) {
+			nm := obj(t, d, "nonceMoved")
+			for _, rv := range get(t, nm, "rows").([]jsonv.Value) {
+				t.Run(str(t, rv, "case"), func(t *testing.T) {
+					a, _ := obj(t, rv).Get("account")
+					n := node(t, a, str(t, rv, "slot"))
+					got := solana.NonceMoved(durableRef(t, str(t, nm, "fromSlot")), n.reader(t, s.network))
+					if want, _ := obj(t, rv).Get("expect"); got != want {
+						t.Fatalf("moved %v, want %v", got, want)
+					}
+					if n.accountReads != 1 {
+						t.Fatalf("%d account reads", n.accountReads)
+					}
+				})
+			}
+		})
+		t.Run("status", func(t *testing.T) {
+			st := obj(t, d, "status")
+			tx, err := solana.WireOf(str(t, st, "landedWireBase64"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := solana.ReferenceOf(s.network, tx)
+			ref.Set("fromSlot", str(t, st, "fromSlot"))
+			if !ref.Has("nonce") {
+				t.Fatalf("not a durable reference: %s", jsonv.String(ref))
+			}
+			for _, rv := range get(t, st, "rows").([]jsonv.Value) {
+				t.Run(str(t, rv, "case"), func(t *testing.T) {
+					a, _ := obj(t, rv).Get("account")
+					n := node(t, a, "1150")
+					n.wire = wireBytes(t, str(t, st, "landedWireBase64"))
+					n.first, _ = strconv.ParseUint(str(t, rv, "firstAvailableBlock"), 10, 64)
+					script := get(t, rv, "transactions").([]jsonv.Value)
+					for _, e := range script {
+						n.txs = append(n.txs, e == "landed")
+					}
+					got := solana.TransferStatus(ref, n.reader(t, s.network))
+					if g, w := jsonv.String(got.JSON()), jsonv.String(get(t, rv, "expect")); g != w {
+						t.Fatalf("status %s, want %s", g, w)
+					}
+					reads, _ := jsonv.AsSafeInt(get(t, rv, "accountReads"))
+					if n.txReads != len(script) || int64(n.accountReads) != reads {
+						t.Fatalf("%d transaction reads, %d account reads", n.txReads, n.accountReads)
+					}
+				})
+			}
+		})
 	})
 
 	t.Run("V4", func(t *testing.T) {

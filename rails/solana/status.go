@@ -40,6 +40,7 @@ const (
 	WhyNoTransfer           = "no-transfer"            // it moved no token and no SOL
 	WhyNoChannelInstruction = "no-channel-instruction" // it opened or topped up no channel
 	WhyNotAClose            = "not-a-close"            // it closed no channel the reference names
+	WhyNonceMoved           = "nonce-moved"            // never found, and its durable nonce has moved on: it can never land
 )
 
 // Status is what a settlement read found.
@@ -246,8 +247,10 @@ func isSignature(s string) bool {
 // reference's digest is failed not-this-instrument; meta.err is failed
 // err; then check names a failure ("" when the transaction is the
 // payment). Settled carries the commitment it was found at. A durable-nonce
-// transaction not found stays pending: whether its nonce has moved on is
-// not read here. At most two reads.
+// transaction not found, once its nonce has moved on (NonceMoved, through
+// a NonceReader) and the node holds fromSlot, is read once more at
+// finalized and, still not found, failed nonce-moved. At most two reads,
+// or five for a durable-nonce reference.
 func SettledBy(ref *jsonv.Object, r Reader, check func(tx *Tx, l *Landed) string) Status {
 	network, _ := ref.GetString("network")
 	signature, _ := ref.GetString("transaction")
@@ -260,6 +263,18 @@ func SettledBy(ref *jsonv.Object, r Reader, check func(tx *Tx, l *Landed) string
 	l, commitment, err := landedAt(r, signature)
 	if err != nil {
 		return pendingStatus(WhyUnreadable)
+	}
+	if _, durable := ref.Get("nonce"); l == nil && durable && nonceLapsed(ref, r) {
+		// The nonce moved on: one last read at finalized, since the
+		// transaction that moved it may be this one, landed meanwhile.
+		l, err = r.Transaction(signature, CommitmentFinalized)
+		if err != nil {
+			return pendingStatus(WhyUnreadable)
+		}
+		if l == nil {
+			return failedStatus(WhyNonceMoved)
+		}
+		commitment = CommitmentFinalized
 	}
 	if l == nil {
 		return pendingStatus(WhyNotFound)

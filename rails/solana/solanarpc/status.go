@@ -2,6 +2,7 @@ package solanarpc
 
 import (
 	"context"
+	"encoding/base64"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -108,4 +109,52 @@ func (r Reader) FirstAvailableBlock() (uint64, error) {
 // Signatures is Client.Signatures under the reader's context.
 func (r Reader) Signatures(address, before string, limit int) ([]solana.Listed, error) {
 	return r.Client.Signatures(r.context(), address, before, limit)
+}
+
+// Account is getAccountInfo of address at finalized (encoding base64): the
+// context slot and the account, Exists false when the node has none.
+func (c *Client) Account(ctx context.Context, address string) (solana.AccountRead, error) {
+	const method = "getAccountInfo"
+	fail := func(detail string) (solana.AccountRead, error) {
+		return solana.AccountRead{}, &Error{Method: method, Detail: detail}
+	}
+	if _, ok := solana.ParseKey(address); !ok {
+		return fail("the address is not a key")
+	}
+	v, err := c.call(ctx, method, address, jsonv.Obj("encoding", "base64", "commitment", "finalized"))
+	if err != nil {
+		return solana.AccountRead{}, err
+	}
+	result, _ := jsonv.AsObject(v)
+	cx, _ := result.GetObject("context")
+	sv, _ := cx.Get("slot")
+	slot, okSlot := jsonv.AsSafeInt(sv)
+	value, has := result.Get("value")
+	if !okSlot || slot < 0 || !has {
+		return fail("the answer has no context slot and value")
+	}
+	read := solana.AccountRead{Slot: uint64(slot)}
+	if value == nil {
+		return read, nil
+	}
+	acct, _ := jsonv.AsObject(value)
+	owner, _ := acct.GetString("owner")
+	dv, _ := acct.Get("data")
+	data, _ := jsonv.AsArray(dv)
+	if len(data) != 2 || data[1] != "base64" {
+		return fail("the account data is not base64")
+	}
+	text, _ := data[0].(string)
+	raw, derr := base64.StdEncoding.DecodeString(text)
+	key, ok := solana.ParseKey(owner)
+	if derr != nil || !ok {
+		return fail("the account has no owner key or base64 data")
+	}
+	read.Exists, read.Owner, read.Data = true, key, raw
+	return read, nil
+}
+
+// Account is Client.Account under the reader's context.
+func (r Reader) Account(address string) (solana.AccountRead, error) {
+	return r.Client.Account(r.context(), address)
 }

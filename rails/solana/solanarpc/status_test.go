@@ -117,3 +117,31 @@ func TestHostileListAnswers(t *testing.T) {
 		})
 	}
 }
+
+// Hostile getAccountInfo answers are errors, and a nonce read over them
+// says the nonce has not moved (nothing is concluded from a bad read).
+func TestHostileAccountAnswers(t *testing.T) {
+	for name, result := range map[string]string{
+		"no context":      `{"value":null}`,
+		"no value":        `{"context":{"slot":2000}}`,
+		"negative slot":   `{"context":{"slot":-1},"value":null}`,
+		"data not base64": `{"context":{"slot":2000},"value":{"owner":"11111111111111111111111111111111","data":["@@","base64"]}}`,
+		"owner not a key": `{"context":{"slot":2000},"value":{"owner":"0OIl","data":["","base64"]}}`,
+		"json data":       `{"context":{"slot":2000},"value":{"owner":"11111111111111111111111111111111","data":{"parsed":{}}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","result":` + result + `,"id":1}`
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }))
+			defer srv.Close()
+			r := solanarpc.Reader{Client: &solanarpc.Client{URL: srv.URL, HTTP: srv.Client()}, Of: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"}
+			const account = "EdmxWPmx2WH6WgFfTdu9xfkYf3k1g5wD1zccTVySEEh1"
+			if _, err := r.Account(account); err == nil || !strings.Contains(err.Error(), "getAccountInfo") {
+				t.Fatalf("got %v", err)
+			}
+			ref := jsonv.Obj("network", r.Of, "fromSlot", "1000", "nonce", jsonv.Obj("account", account, "value", "5zFCiB2H53Up7CiARBgUrMqLanzAN9dYnyg8JxNNmH1H"))
+			if solana.NonceMoved(ref, r) {
+				t.Fatal("moved on a bad read")
+			}
+		})
+	}
+}
