@@ -119,8 +119,10 @@ func (n *Node) quantity(ctx context.Context, method string, args ...any) (*big.I
 	if err != nil {
 		return nil, err
 	}
+	// hexutil reads "" as zero; a quantity has at least one digit ("0x0"),
+	// and an empty answer is no nonce, gas or chain id.
 	var q hexutil.Big
-	if err := json.Unmarshal(raw, &q); err != nil {
+	if err := json.Unmarshal(raw, &q); err != nil || string(raw) == `""` {
 		return nil, fmt.Errorf("evmrpc: %s: %w: %s", method, ErrMalformed, short(raw))
 	}
 	return (*big.Int)(&q), nil
