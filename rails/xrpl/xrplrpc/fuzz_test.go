@@ -1,0 +1,91 @@
+package xrplrpc_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/xrpl"
+	"github.com/termsgate/termsgate/rails/xrpl/xrplrpc"
+)
+
+// answer is an in-process rippled: every request gets body as its HTTP 200
+// answer, so the fuzzer reaches the client's readers without a socket.
+type answer []byte
+
+func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(a)),
+		ContentLength: int64(len(a)), Request: r,
+	}, nil
+}
+
+// FuzzNodeAnswers: whatever rippled answers (any bytes as the JSON-RPC
+// response body) ends fee, account_info, ledger_current and the inputs of
+// each pairing built from them in a value or an error, never a panic,
+// within the fuzz bound. An accepted fee is 1 to MaxFee drops, and an
+// accepted sequence or ledger index is the integer the answer said.
+func FuzzNodeAnswers(f *testing.F) {
+	const payer = "r3sNTMefq5gsRumMYsNznnX6yzzxVH6dTC"
+	for _, s := range []string{
+		`{"result":{"status":"success","drops":{"base_fee":"10","open_ledger_fee":"12","median_fee":"5000","minimum_fee":"10"},"ledger_current_index":95000000}}`,
+		`{"result":{"status":"success","account_data":{"Account":"` + payer + `","Sequence":4711,"Balance":"100000000"},"ledger_current_index":95000000,"validated":false}}`,
+		`{"result":{"status":"success","ledger_current_index":95000000}}`,
+		`{"result":{"status":"success","drops":{"base_fee":"10","open_ledger_fee":"10"},"account_data":{"Account":"` + payer + `","Sequence":1},"ledger_current_index":4294967295}}`,
+		`{"result":{"status":"error","error":"actNotFound","error_message":"Account not found.","request":{"command":"account_info"}}}`,
+		`{"result":{"status":"success","drops":{"base_fee":"0","open_ledger_fee":"99999999999999999999"}}}`,
+		`{"result":{"status":"success","account_data":{"Account":"` + payer + `","Sequence":-1},"ledger_current_index":1.5}}`,
+		`{"result":[]}`, `{"result":"success"}`, `[]`, ``, `{"result":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c := &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: answer(body)},
+			Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
+		ctx := context.Background()
+		// said is result.k as an integer, if the answer has one.
+		said := func(path ...string) (int64, bool) {
+			v, err := jsonv.Parse(body)
+			o, _ := jsonv.AsObject(v)
+			o, _ = o.GetObject("result")
+			for _, k := range path[:len(path)-1] {
+				o, _ = o.GetObject(k)
+			}
+			n, _ := o.Get(path[len(path)-1])
+			i, ok := jsonv.AsSafeInt(n)
+			return i, err == nil && ok
+		}
+		cost.Bound(t, len(body), func() {
+			if fee, err := c.Fee(ctx); err == nil {
+				if n, err := strconv.ParseUint(fee, 10, 64); err != nil || n == 0 || n > xrplrpc.DefaultMaxFee {
+					t.Fatalf("fee %q accepted", fee)
+				}
+			}
+			if seq, err := c.Sequence(ctx, payer); err == nil {
+				if n, ok := said("account_data", "Sequence"); !ok || n != int64(seq) {
+					t.Fatalf("sequence %d accepted from %q", seq, body)
+				}
+			}
+			if cur, err := c.LedgerCurrent(ctx); err == nil {
+				if n, ok := said("ledger_current_index"); !ok || n != int64(cur) {
+					t.Fatalf("ledger %d accepted from %q", cur, body)
+				}
+			}
+			for _, p := range []string{xrpl.ExactID, xrpl.ChargeID, xrpl.SessionID} {
+				_, _ = c.Inputs(ctx, p, payer, &xrplrpc.Session{Deposit: "1000000", PublicKey: []byte{2, 1}, SettleDelay: 3600})
+			}
+		})
+	})
+}
