@@ -33,7 +33,7 @@ func start(t *testing.T, h http.Handler) *sorobanrpc.Client {
 
 // buyerDoc is the document of x402-exact-stellar.json's B2 row (V1's muxed
 // payee, 10000000 of the 06x32 contract on testnet).
-func buyerDoc(t *testing.T) jsonv.Value {
+func buyerDoc(t testing.TB) jsonv.Value {
 	f, err := vectors.Load("x402-exact-stellar.json")
 	if err != nil {
 		t.Fatal(err)
