@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/termsgate/termsgate/internal/cost"
@@ -31,6 +33,20 @@ func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// recorder serves requests from a handler in process and keeps each
+// answer's body: seeds of what the tests' loopback node answers.
+type recorder struct {
+	h       http.Handler
+	answers [][]byte
+}
+
+func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	w := httptest.NewRecorder()
+	rec.h.ServeHTTP(w, r)
+	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
+	return w.Result(), nil
+}
+
 // FuzzNodeAnswers: whatever a node answers (any bytes as the JSON-RPC
 // response body) ends every reader — getLatestBlockhash, getSlot,
 // getAccountInfo (a mint, an account), getTransaction,
@@ -44,6 +60,27 @@ func FuzzNodeAnswers(f *testing.F) {
 		mint = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
 		sig  = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
 	)
+	node := &solanarpc.Node{Slot: 341000000, Blockhash: "EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k", LastValid: 320000150,
+		Mints:          map[string]solanarpc.NodeMint{mint: {Owner: solana.Token2022Program.String(), Decimals: 6}},
+		Txs:            map[string]solanarpc.NodeTx{sig: {Slot: 341000001, Wire: []byte{1, 2, 3}, Finalized: true}},
+		Lists:          map[string][]solanarpc.NodeListed{mint: {{Signature: sig, Slot: 341000001, Memo: "x"}, {Signature: sig, Slot: 5}}},
+		FirstAvailable: 1000}
+	rec := &recorder{h: node}
+	c := &solanarpc.Client{URL: "http://node.invalid/", HTTP: &http.Client{Transport: rec}}
+	ctx := context.Background()
+	_, _, err1 := c.LatestBlockhash(ctx)
+	_, err2 := c.Slot(ctx)
+	_, err3 := c.FirstAvailableBlock(ctx)
+	_, _, err4 := c.Mint(ctx, mint)
+	_, err5 := c.Account(ctx, mint)
+	tx, err6 := c.Transaction(ctx, sig, "finalized")
+	list, err7 := c.Signatures(ctx, mint, "", 2)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil || tx == nil || len(list) != 2 {
+		f.Fatalf("the loopback node's answers do not read: %v", err)
+	}
+	for _, a := range rec.answers {
+		f.Add(a)
+	}
 	mintData := make([]byte, 82)
 	mintData[44], mintData[45] = 6, 1
 	for _, s := range []string{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -32,6 +33,20 @@ func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// recorder serves requests from a handler in process and keeps each
+// answer's body: seeds of what the tests' loopback ledger answers.
+type recorder struct {
+	h       http.Handler
+	answers [][]byte
+}
+
+func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	w := httptest.NewRecorder()
+	rec.h.ServeHTTP(w, r)
+	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
+	return w.Result(), nil
+}
+
 // FuzzNodeAnswers: whatever rippled answers (any bytes as the JSON-RPC
 // response body) ends fee, account_info, ledger_current and the inputs of
 // each pairing built from them in a value or an error, never a panic,
@@ -39,6 +54,15 @@ func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
 // accepted sequence or ledger index is the integer the answer said.
 func FuzzNodeAnswers(f *testing.F) {
 	const payer = "r3sNTMefq5gsRumMYsNznnX6yzzxVH6dTC"
+	rec := &recorder{h: &xrplrpc.Ledger{Current: 95000000, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer: 4711}}}
+	c := &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: rec}}
+	if _, err := c.Inputs(context.Background(), xrpl.ExactID, payer, nil); err != nil || len(rec.answers) != 3 {
+		f.Fatalf("the loopback ledger's inputs: %v (%d answers)", err, len(rec.answers))
+	}
+	_, _ = c.Sequence(context.Background(), "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN") // actNotFound
+	for _, a := range rec.answers {
+		f.Add(a)
+	}
 	for _, s := range []string{
 		`{"result":{"status":"success","drops":{"base_fee":"10","open_ledger_fee":"12","median_fee":"5000","minimum_fee":"10"},"ledger_current_index":95000000}}`,
 		`{"result":{"status":"success","account_data":{"Account":"` + payer + `","Sequence":4711,"Balance":"100000000"},"ledger_current_index":95000000,"validated":false}}`,
