@@ -6,16 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/internal/eip3009token"
+	"github.com/termsgate/termsgate/internal/simchain"
 	"github.com/termsgate/termsgate/signer/evmrpc"
 )
 
@@ -36,6 +41,47 @@ func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// recorder serves requests from a handler in process and keeps each
+// answer's body: seeds of what the tests' simulated chain answers.
+type recorder struct {
+	h       http.Handler
+	answers [][]byte
+}
+
+func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	w := httptest.NewRecorder()
+	rec.h.ServeHTTP(w, r)
+	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
+	return w.Result(), nil
+}
+
+// chainAnswers are the simulated chain's answers to each reader: chain id,
+// nonce, fees, an estimate, a send and its receipt with a log.
+func chainAnswers(f *testing.F) [][]byte {
+	chain, err := simchain.New("USDC", "2", big.NewInt(0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer chain.Close()
+	rec := &recorder{h: chain.Handler()}
+	c, err := rpc.DialOptions(context.Background(), "http://chain.invalid/", rpc.WithHTTPClient(&http.Client{Transport: rec}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	node := evmrpc.New(c)
+	defer node.Close()
+	ctx := context.Background()
+	deployer := crypto.PubkeyToAddress(chain.Deployer.PublicKey)
+	_, err1 := node.ChainID(ctx)
+	_, err2 := node.PendingNonce(ctx, deployer)
+	_, _, err3 := node.Fees(ctx)
+	_, l, err4 := simchain.Transact(ctx, node, chain.Deployer, &chain.Token, eip3009token.Mint(deployer, big.NewInt(5)), 0)
+	if err := errors.Join(err1, err2, err3, err4); err != nil || l == nil || len(l.Logs) == 0 {
+		f.Fatalf("the simulated chain's answers: %v", err)
+	}
+	return rec.answers
+}
+
 const fuzzHash = "0xcace66b6a82a5dc496a5b21a4032eb58baf223ea6f142a01593a5d105d5ee150"
 
 // FuzzNodeAnswers: whatever a node answers (any bytes as the JSON-RPC
@@ -44,6 +90,9 @@ const fuzzHash = "0xcace66b6a82a5dc496a5b21a4032eb58baf223ea6f142a01593a5d105d5e
 // fuzz bound; an accepted chain id is the quantity the answer said, and an
 // accepted receipt is the asked transaction's, of status 0 or 1.
 func FuzzNodeAnswers(f *testing.F) {
+	for _, a := range chainAnswers(f) {
+		f.Add(a)
+	}
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":"0x539"}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"baseFeePerGas":"0x3b9aca00","number":"0x10"}}`,
