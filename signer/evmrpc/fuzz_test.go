@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -20,40 +18,10 @@ import (
 
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/internal/eip3009token"
+	"github.com/termsgate/termsgate/internal/rpcanswer"
 	"github.com/termsgate/termsgate/internal/simchain"
 	"github.com/termsgate/termsgate/signer/evmrpc"
 )
-
-// answer is an in-process node: every request gets body as its HTTP 200
-// answer, so the fuzzer reaches the client's readers without a socket.
-type answer []byte
-
-func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(a)),
-		ContentLength: int64(len(a)), Request: r,
-	}, nil
-}
-
-// recorder serves requests from a handler in process and keeps each
-// answer's body: seeds of what the tests' simulated chain answers.
-type recorder struct {
-	h       http.Handler
-	answers [][]byte
-}
-
-func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
-	w := httptest.NewRecorder()
-	rec.h.ServeHTTP(w, r)
-	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
-	return w.Result(), nil
-}
 
 // chainAnswers are the simulated chain's answers to each reader: chain id,
 // nonce, fees, an estimate, a send and its receipt with a log.
@@ -63,7 +31,7 @@ func chainAnswers(f *testing.F) [][]byte {
 		f.Fatal(err)
 	}
 	defer chain.Close()
-	rec := &recorder{h: chain.Handler()}
+	rec := &rpcanswer.Recorder{Handler: chain.Handler()}
 	c, err := rpc.DialOptions(context.Background(), "http://chain.invalid/", rpc.WithHTTPClient(&http.Client{Transport: rec}))
 	if err != nil {
 		f.Fatal(err)
@@ -79,7 +47,7 @@ func chainAnswers(f *testing.F) [][]byte {
 	if err := errors.Join(err1, err2, err3, err4); err != nil || l == nil || len(l.Logs) == 0 {
 		f.Fatalf("the simulated chain's answers: %v", err)
 	}
-	return rec.answers
+	return rec.Answers
 }
 
 const fuzzHash = "0xcace66b6a82a5dc496a5b21a4032eb58baf223ea6f142a01593a5d105d5ee150"
@@ -110,7 +78,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c, err := rpc.DialOptions(context.Background(), "http://node.invalid/", rpc.WithHTTPClient(&http.Client{Transport: answer(body)}))
+		c, err := rpc.DialOptions(context.Background(), "http://node.invalid/", rpc.WithHTTPClient(&http.Client{Transport: rpcanswer.Fixed(body)}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,51 +1,18 @@
 package solanarpc_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/internal/rpcanswer"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 )
-
-// answer is an in-process node: every request gets body as its HTTP 200
-// answer, so the fuzzer reaches the client's readers without a socket.
-type answer []byte
-
-func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(a)),
-		ContentLength: int64(len(a)), Request: r,
-	}, nil
-}
-
-// recorder serves requests from a handler in process and keeps each
-// answer's body: seeds of what the tests' loopback node answers.
-type recorder struct {
-	h       http.Handler
-	answers [][]byte
-}
-
-func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
-	w := httptest.NewRecorder()
-	rec.h.ServeHTTP(w, r)
-	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
-	return w.Result(), nil
-}
 
 // FuzzNodeAnswers: whatever a node answers (any bytes as the JSON-RPC
 // response body) ends every reader — getLatestBlockhash, getSlot,
@@ -65,7 +32,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		Txs:            map[string]solanarpc.NodeTx{sig: {Slot: 341000001, Wire: []byte{1, 2, 3}, Finalized: true}},
 		Lists:          map[string][]solanarpc.NodeListed{mint: {{Signature: sig, Slot: 341000001, Memo: "x"}, {Signature: sig, Slot: 5}}},
 		FirstAvailable: 1000}
-	rec := &recorder{h: node}
+	rec := &rpcanswer.Recorder{Handler: node}
 	c := &solanarpc.Client{URL: "http://node.invalid/", HTTP: &http.Client{Transport: rec}}
 	ctx := context.Background()
 	_, _, err1 := c.LatestBlockhash(ctx)
@@ -78,7 +45,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil || tx == nil || len(list) != 2 {
 		f.Fatalf("the loopback node's answers do not read: %v", err)
 	}
-	for _, a := range rec.answers {
+	for _, a := range rec.Answers {
 		f.Add(a)
 	}
 	mintData := make([]byte, 82)
@@ -99,7 +66,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c := &solanarpc.Client{URL: "http://node.invalid/", HTTP: &http.Client{Transport: answer(body)}}
+		c := &solanarpc.Client{URL: "http://node.invalid/", HTTP: &http.Client{Transport: rpcanswer.Fixed(body)}}
 		ctx := context.Background()
 		// said is the answer's result as a safe integer, if it is one.
 		said := func() (int64, bool) {

@@ -1,51 +1,18 @@
 package sorobanrpc_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/internal/rpcanswer"
 	"github.com/termsgate/termsgate/internal/sorobansim"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/stellar/sorobanrpc"
 )
-
-// answer is an in-process endpoint: every request gets body as its HTTP
-// 200 answer, so the fuzzer reaches the client's readers without a socket.
-type answer []byte
-
-func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(a)),
-		ContentLength: int64(len(a)), Request: r,
-	}, nil
-}
-
-// recorder serves requests from a handler in process and keeps each
-// answer's body: the seeds are what the tests' simulated RPC answers.
-type recorder struct {
-	h       http.Handler
-	answers [][]byte
-}
-
-func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
-	w := httptest.NewRecorder()
-	rec.h.ServeHTTP(w, r)
-	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
-	return w.Result(), nil
-}
 
 // FuzzNodeAnswers: whatever a Soroban RPC endpoint answers (any bytes as
 // the JSON-RPC response body) ends getLatestLedger, simulateTransaction and
@@ -54,12 +21,12 @@ func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
 // strictly as a transaction envelope.
 func FuzzNodeAnswers(f *testing.F) {
 	doc := buyerDoc(f)
-	rec := &recorder{h: &sorobansim.Server{Ledger: 988, Nonce: 1, ResourceFee: 5000}}
+	rec := &rpcanswer.Recorder{Handler: &sorobansim.Server{Ledger: 988, Nonce: 1, ResourceFee: 5000}}
 	c := &sorobanrpc.Client{URL: "http://rpc.invalid/", HTTP: &http.Client{Transport: rec}}
-	if _, err := c.Inputs(context.Background(), stellar.ExactID, doc, payer); err != nil || len(rec.answers) != 2 {
-		f.Fatalf("the simulated endpoint's inputs: %v (%d answers)", err, len(rec.answers))
+	if _, err := c.Inputs(context.Background(), stellar.ExactID, doc, payer); err != nil || len(rec.Answers) != 2 {
+		f.Fatalf("the simulated endpoint's inputs: %v (%d answers)", err, len(rec.Answers))
 	}
-	for _, a := range rec.answers {
+	for _, a := range rec.Answers {
 		f.Add(a)
 	}
 	for _, s := range []string{
@@ -74,7 +41,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c := &sorobanrpc.Client{URL: "http://rpc.invalid/", HTTP: &http.Client{Transport: answer(body)}}
+		c := &sorobanrpc.Client{URL: "http://rpc.invalid/", HTTP: &http.Client{Transport: rpcanswer.Fixed(body)}}
 		ctx := context.Background()
 		cost.Bound(t, len(body), func() {
 			_, _ = c.LatestLedger(ctx)

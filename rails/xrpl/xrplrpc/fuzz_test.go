@@ -1,51 +1,18 @@
 package xrplrpc_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/internal/rpcanswer"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/xrpl"
 	"github.com/termsgate/termsgate/rails/xrpl/xrplrpc"
 )
-
-// answer is an in-process rippled: every request gets body as its HTTP 200
-// answer, so the fuzzer reaches the client's readers without a socket.
-type answer []byte
-
-func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(a)),
-		ContentLength: int64(len(a)), Request: r,
-	}, nil
-}
-
-// recorder serves requests from a handler in process and keeps each
-// answer's body: seeds of what the tests' loopback ledger answers.
-type recorder struct {
-	h       http.Handler
-	answers [][]byte
-}
-
-func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
-	w := httptest.NewRecorder()
-	rec.h.ServeHTTP(w, r)
-	rec.answers = append(rec.answers, bytes.Clone(w.Body.Bytes()))
-	return w.Result(), nil
-}
 
 // FuzzNodeAnswers: whatever rippled answers (any bytes as the JSON-RPC
 // response body) ends fee, account_info, ledger_current and the inputs of
@@ -54,13 +21,13 @@ func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
 // accepted sequence or ledger index is the integer the answer said.
 func FuzzNodeAnswers(f *testing.F) {
 	const payer = "r3sNTMefq5gsRumMYsNznnX6yzzxVH6dTC"
-	rec := &recorder{h: &xrplrpc.Ledger{Current: 95000000, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer: 4711}}}
+	rec := &rpcanswer.Recorder{Handler: &xrplrpc.Ledger{Current: 95000000, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer: 4711}}}
 	c := &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: rec}}
-	if _, err := c.Inputs(context.Background(), xrpl.ExactID, payer, nil); err != nil || len(rec.answers) != 3 {
-		f.Fatalf("the loopback ledger's inputs: %v (%d answers)", err, len(rec.answers))
+	if _, err := c.Inputs(context.Background(), xrpl.ExactID, payer, nil); err != nil || len(rec.Answers) != 3 {
+		f.Fatalf("the loopback ledger's inputs: %v (%d answers)", err, len(rec.Answers))
 	}
 	_, _ = c.Sequence(context.Background(), "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN") // actNotFound
-	for _, a := range rec.answers {
+	for _, a := range rec.Answers {
 		f.Add(a)
 	}
 	for _, s := range []string{
@@ -76,7 +43,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c := &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: answer(body)},
+		c := &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: rpcanswer.Fixed(body)},
 			Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}
 		ctx := context.Background()
 		// said is result.k as an integer, if the answer has one.
