@@ -2,29 +2,22 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	solanago "github.com/gagliardetto/solana-go"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
-	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 	"github.com/termsgate/termsgate/rails/x402"
-	"github.com/termsgate/termsgate/signer"
 )
 
 func init() { demos["batch-solana"] = demoBatchSolana }
@@ -326,31 +319,16 @@ func (s *solanaBatchSeller) open(payload *jsonv.Object, c solanaConfig, channel 
 func demoBatchSolana(stdout, stderr io.Writer) int {
 	start := time.Now()
 	say, fail := demoPrinters(stdout, stderr)
-	seed, _ := hex.DecodeString(solanaFeeSeed)
-	seller := &solanaBatchSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed))}
+	seller := &solanaBatchSeller{feePayer: solanaDemoFeePayer()}
 	seller.SetATR(demoATR)
-	node := &solanarpc.Node{Slot: 341000000, Blockhash: solanaBlockhash, LastValid: 320000150,
-		Mints: map[string]solanarpc.NodeMint{solanaMint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
-	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.Host, "localhost") {
-			node.ServeHTTP(w, r)
-			return
-		}
-		seller.ServeHTTP(w, r)
-	}))
-	if err != nil {
-		return fail(exitFailure, "cannot start the local seller:", err)
-	}
-	defer srv.Close()
-	client := srv.Client()
-	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaDevnet)
+	node := solanaDemoNode(341000000)
+	rig, err := startSolanaRig(node, seller)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	wallet := &countingSigner{Signer: key}
-	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	defer rig.srv.Close()
+	srv, client, key, wallet, g, rpc := rig.srv, rig.client, rig.key, rig.wallet, rig.gate, rig.rpc
 	ctx := context.Background()
-	rpc := &solanarpc.Client{URL: "https://localhost/", HTTP: client}
 	const resource = "https://api.seller.example/v1/feed"
 	get := func(header string) (int, *jsonv.Object, error) {
 		req, _ := http.NewRequest(http.MethodGet, resource, nil)

@@ -3,29 +3,23 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	solanago "github.com/gagliardetto/solana-go"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
-	"github.com/termsgate/termsgate/signer"
 )
 
 func init() { demos["session-solana"] = demoSessionSolana }
@@ -237,32 +231,17 @@ func (s *sessionSeller) voucher(payload *jsonv.Object) error {
 func demoSessionSolana(stdout, stderr io.Writer) int {
 	start := time.Now()
 	say, fail := demoPrinters(stdout, stderr)
-	seed, _ := hex.DecodeString(solanaFeeSeed)
-	node := &solanarpc.Node{Slot: 352114093, Blockhash: solanaBlockhash, LastValid: 320000150,
-		Mints: map[string]solanarpc.NodeMint{solanaMint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
-	seller := &sessionSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed)), node: node,
+	node := solanaDemoNode(352114093)
+	seller := &sessionSeller{feePayer: solanaDemoFeePayer(), node: node,
 		body: []byte(`{"completion":"SOL/USD 212.40","as_of":"2026-12-01"}`), expires: time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)}
 	seller.SetATR(demoATR)
-	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.Host, "localhost") {
-			node.ServeHTTP(w, r)
-			return
-		}
-		seller.ServeHTTP(w, r)
-	}))
-	if err != nil {
-		return fail(exitFailure, "cannot start the local seller:", err)
-	}
-	defer srv.Close()
-	client := srv.Client()
-	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaDevnet)
+	rig, err := startSolanaRig(node, seller)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	payer := &countingSigner{Signer: key}
-	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	defer rig.srv.Close()
+	srv, client, key, payer, g, rpc := rig.srv, rig.client, rig.key, rig.wallet, rig.gate, rig.rpc
 	ctx := context.Background()
-	rpc := &solanarpc.Client{URL: "https://localhost/", HTTP: client}
 
 	const resource = "https://api.seller.example/v1/complete"
 	get := func(auth string) (*http.Response, []byte, error) {

@@ -149,18 +149,33 @@ func (s *solanaSeller) settle(header string) error {
 	return nil
 }
 
-// demoSolana pays an x402/exact/solana seller: the memo of the transaction
-// the payer signs carries H, and the seller verifies it with solana-go.
-func demoSolana(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
-	seed, _ := hex.DecodeString(solanaFeeSeed)
-	seller := &solanaSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed)), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
-	seller.SetATR(demoATR)
-	// The buyer's reads of the chain come from a Solana JSON-RPC node (a
-	// loopback stand-in answering in the documented shapes).
-	node := &solanarpc.Node{Slot: 341000000, Blockhash: solanaBlockhash, LastValid: 320000150,
+// solanaRig is what the three Solana demos share: one loopback TLS server
+// on which the seller answers and a Solana JSON-RPC node stands in at
+// localhost, the payer's development key counted, a gate that fetches over
+// that server, and an RPC client for the buyer's chain reads.
+type solanaRig struct {
+	srv    *loopback.Server
+	client *http.Client
+	key    *signer.Solana
+	wallet *countingSigner
+	gate   *gate.Gate
+	rpc    *solanarpc.Client
+}
+
+// solanaDemoNode is the loopback node at slot, with the demo's blockhash
+// and mint.
+func solanaDemoNode(slot uint64) *solanarpc.Node {
+	return &solanarpc.Node{Slot: slot, Blockhash: solanaBlockhash, LastValid: 320000150,
 		Mints: map[string]solanarpc.NodeMint{solanaMint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
+}
+
+// solanaDemoFeePayer is the seller's fee payer, from its published seed.
+func solanaDemoFeePayer() solanago.PrivateKey {
+	seed, _ := hex.DecodeString(solanaFeeSeed)
+	return solanago.PrivateKey(ed25519.NewKeyFromSeed(seed))
+}
+
+func startSolanaRig(node *solanarpc.Node, seller http.Handler) (*solanaRig, error) {
 	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Host, "localhost") {
 			node.ServeHTTP(w, r)
@@ -169,17 +184,35 @@ func demoSolana(stdout, stderr io.Writer) int {
 		seller.ServeHTTP(w, r)
 	}))
 	if err != nil {
-		return fail(exitFailure, "cannot start the local seller:", err)
+		return nil, fmt.Errorf("cannot start the local seller: %w", err)
 	}
-	defer srv.Close()
-	client := srv.Client()
 	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaDevnet)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	client := srv.Client()
+	return &solanaRig{srv: srv, client: client, key: key, wallet: &countingSigner{Signer: key},
+		gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: client}},
+		rpc:  &solanarpc.Client{URL: "https://localhost/", HTTP: client}}, nil
+}
+
+// demoSolana pays an x402/exact/solana seller: the memo of the transaction
+// the payer signs carries H, and the seller verifies it with solana-go.
+func demoSolana(stdout, stderr io.Writer) int {
+	start := time.Now()
+	say, fail := demoPrinters(stdout, stderr)
+	seller := &solanaSeller{feePayer: solanaDemoFeePayer(), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
+	seller.SetATR(demoATR)
+	// The buyer's reads of the chain come from a Solana JSON-RPC node (a
+	// loopback stand-in answering in the documented shapes).
+	node := solanaDemoNode(341000000)
+	rig, err := startSolanaRig(node, seller)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	payer := &countingSigner{Signer: key}
-	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
-	rpc := &solanarpc.Client{URL: "https://localhost/", HTTP: client}
+	defer rig.srv.Close()
+	srv, client, key, payer, g, rpc := rig.srv, rig.client, rig.key, rig.wallet, rig.gate, rig.rpc
 	inputs, err := rpc.Inputs(context.Background(), solanaMint)
 	if err != nil {
 		return fail(exitFailure, err)
