@@ -52,29 +52,39 @@ func (s *batchSeller) required() (*jsonv.Object, error) {
 
 func (s *batchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		var refused error
-		if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
-			refused = s.accept(header)
-			s.mu.Lock()
-			s.lastErr = refused
-			s.mu.Unlock()
-			if refused == nil {
-				_, _ = w.Write([]byte(`{"tick":"ETH/USD 3150.42"}`))
-				return
-			}
-		}
-		doc, err := s.required()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+		serveBatchResource(w, r, &s.mu, &s.lastErr, s.accept, s.required, `{"tick":"ETH/USD 3150.42"}`)
+	})
+}
+
+// serveBatchResource answers a batch demo seller's resource: a
+// PAYMENT-SIGNATURE that accept takes gets body; anything else gets the 402
+// with required's document and, after a refused payment, the reason for the
+// payer. Each payment's outcome is kept in *last, under mu, for the demo to
+// print.
+func serveBatchResource(w http.ResponseWriter, r *http.Request, mu *sync.Mutex, last *error,
+	accept func(header string) error, required func() (*jsonv.Object, error), body string) {
+	var refused error
+	if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
+		refused = accept(header)
+		mu.Lock()
+		*last = refused
+		mu.Unlock()
+		if refused == nil {
+			_, _ = w.Write([]byte(body))
 			return
 		}
-		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusPaymentRequired)
-		if refused != nil { // the reason a payment was refused, for the payer
-			_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
-		}
-	})
+	}
+	doc, err := required()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusPaymentRequired)
+	if refused != nil {
+		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
+	}
 }
 
 func recovers(td *jsonv.Object, sig string) (string, error) {

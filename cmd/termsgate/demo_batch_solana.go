@@ -67,28 +67,7 @@ func (s *solanaBatchSeller) required() (*jsonv.Object, error) {
 
 func (s *solanaBatchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		var refused error
-		if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
-			refused = s.accept(header)
-			s.mu.Lock()
-			s.lastErr = refused
-			s.mu.Unlock()
-			if refused == nil {
-				_, _ = w.Write([]byte(`{"tick":"SOL/USD 212.40"}`))
-				return
-			}
-		}
-		doc, err := s.required()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusPaymentRequired)
-		if refused != nil {
-			_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
-		}
+		serveBatchResource(w, r, &s.mu, &s.lastErr, s.accept, s.required, `{"tick":"SOL/USD 212.40"}`)
 	})
 }
 
