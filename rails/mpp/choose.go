@@ -105,16 +105,9 @@ func OfferFor(choice jsonv.Value, h atr.Hash, pairing string) (*Offer, error) {
 	if !ok {
 		return nil, refuse(CodeInputMalformed)
 	}
-	checked, err := CheckChallenge(challenge, true)
+	checked, err := CheckChosen(challenge, pairing, h)
 	if err != nil {
 		return nil, err
-	}
-	if !checked.Offers(pairing) {
-		return nil, refuse(CodeNotThisPairing)
-	}
-	fromID, err := HOfChallenge(challenge)
-	if err != nil || !fromID.Equal(h) {
-		return nil, refuse(CodeIDNotOurs)
 	}
 	from, _ := c.GetString("from")
 	if !IsAddress(from) {

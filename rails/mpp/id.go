@@ -125,3 +125,20 @@ func CheckAttributionBytes(memo [32]byte, realm, id string) error {
 	}
 	return nil
 }
+
+// CheckChosen is the part every MPP build shares once it holds the chosen
+// challenge: checked as placed (its codes), offering pairing
+// (mpp/not-this-pairing), its id naming h (mpp/id-not-ours).
+func CheckChosen(challenge *jsonv.Object, pairing string, h atr.Hash) (*Checked, error) {
+	checked, err := CheckChallenge(challenge, true)
+	if err != nil {
+		return nil, err
+	}
+	if !checked.Offers(pairing) {
+		return nil, refuse(CodeNotThisPairing)
+	}
+	if fromID, err := HOfChallenge(challenge); err != nil || !fromID.Equal(h) {
+		return nil, refuse(CodeIDNotOurs)
+	}
+	return checked, nil
+}

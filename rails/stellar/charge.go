@@ -72,15 +72,9 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 	if _, shaped := mpp.IsChallengeShape(challenge); !shaped || !challenge.Has("id") {
 		return nil, rails.Refuse(mpp.CodeInputMalformed)
 	}
-	checked, err := mpp.CheckChallenge(challenge, true)
+	checked, err := mpp.CheckChosen(challenge, ChargeID, h)
 	if err != nil {
 		return nil, err
-	}
-	if !checked.Offers(ChargeID) {
-		return nil, rails.Refuse(mpp.CodeNotThisPairing)
-	}
-	if fromID, err := mpp.HOfChallenge(challenge); err != nil || !fromID.Equal(h) {
-		return nil, rails.Refuse(mpp.CodeIDNotOurs)
 	}
 	recipient := mpp.String(checked.Request, "recipient")
 	if !carries(recipient, h) {

@@ -43,15 +43,9 @@ func chosenFor(choice jsonv.Value, h atr.Hash, pairing string) (*jsonv.Object, *
 	if _, ok := challenge.GetString("id"); !ok {
 		return nil, nil, rails.Refuse(mpp.CodeInputMalformed)
 	}
-	checked, err := mpp.CheckChallenge(challenge, true)
+	checked, err := mpp.CheckChosen(challenge, pairing, h)
 	if err != nil {
 		return nil, nil, err
-	}
-	if !checked.Offers(pairing) {
-		return nil, nil, rails.Refuse(mpp.CodeNotThisPairing)
-	}
-	if fromID, err := mpp.HOfChallenge(challenge); err != nil || !fromID.Equal(h) {
-		return nil, nil, rails.Refuse(mpp.CodeIDNotOurs)
 	}
 	return c, checked, nil
 }
