@@ -275,14 +275,7 @@ func (Batch) Choose(read rails.Read, account string, inputs *jsonv.Object, now i
 	if !ok || acct.Namespace != "eip155" || !IsAddress(acct.Address) {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}
-	var accepted *jsonv.Object
-	for _, opt := range read.Options {
-		o, _ := jsonv.AsObject(opt)
-		if n, _ := o.GetString("network"); n == acct.Network() {
-			accepted = o
-			break
-		}
-	}
+	accepted := x402.OptionOn(read.Options, acct.Network())
 	if accepted == nil {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}

@@ -73,13 +73,11 @@ func (ExactEIP3009) Choose(read rails.Read, account string, _ *jsonv.Object, now
 	if !ok || acct.Namespace != "eip155" || !IsAddress(acct.Address) {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}
-	for _, opt := range read.Options {
-		o, _ := jsonv.AsObject(opt)
-		if n, _ := o.GetString("network"); n == acct.Network() {
-			return jsonv.Obj("required", read.Required, "accepted", o, "from", acct.Address, "now", now), nil
-		}
+	o := x402.OptionOn(read.Options, acct.Network())
+	if o == nil {
+		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}
-	return nil, rails.Refuse(x402.CodeNoPayableOption)
+	return jsonv.Obj("required", read.Required, "accepted", o, "from", acct.Address, "now", now), nil
 }
 
 type exactUnsigned struct {

@@ -112,14 +112,7 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, now i
 	if !ok {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}
-	var accepted *jsonv.Object
-	for _, opt := range read.Options {
-		o, _ := jsonv.AsObject(opt)
-		if n, _ := o.GetString("network"); n == acct.Network() {
-			accepted = o
-			break
-		}
-	}
+	accepted := x402.OptionOn(read.Options, acct.Network())
 	if accepted == nil {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}

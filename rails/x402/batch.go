@@ -139,3 +139,15 @@ func LegalContext(o *jsonv.Object) (h, link, agreement string, err error) { retu
 const (
 	CodeNothingToSign = "x402/nothing-to-sign" // the build is itself the payment
 )
+
+// OptionOn is the first of a read's options on network, or nil: how every
+// x402 pairing chooses for an account.
+func OptionOn(options []jsonv.Value, network string) *jsonv.Object {
+	for _, opt := range options {
+		o, _ := jsonv.AsObject(opt)
+		if n, _ := o.GetString("network"); n == network {
+			return o
+		}
+	}
+	return nil
+}
