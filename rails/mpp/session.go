@@ -41,3 +41,20 @@ func SessionChannelKind(signed jsonv.Value) (rails.ChannelKind, error) {
 	}
 	return "", rails.Refuse(CodeSessionAction)
 }
+
+// WithinChallenge is how every session's BuildWithin reads the challenge it
+// answers: a challenge's shape with a string id (mpp/input-malformed), for
+// intent "session" and method (mpp/not-this-pairing).
+func WithinChallenge(v jsonv.Value, method string) (*jsonv.Object, error) {
+	c, ok := IsChallengeShape(v)
+	if !ok {
+		return nil, refuse(CodeInputMalformed)
+	}
+	if _, ok := c.GetString("id"); !ok {
+		return nil, refuse(CodeInputMalformed)
+	}
+	if String(c, "intent") != "session" || String(c, "method") != method {
+		return nil, refuse(CodeNotThisPairing)
+	}
+	return c, nil
+}

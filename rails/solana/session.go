@@ -832,15 +832,9 @@ func (u *voucherUnsigned) Complete(answers []string) (jsonv.Value, error) {
 // channel's vouchers are the operator's, and top-ups and uses are not
 // built (mpp/within-action-not-built).
 func (p Session) BuildWithin(w rails.Within, h atr.Hash) (rails.InChannel, error) {
-	c, ok := mpp.IsChallengeShape(w.Challenge)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeInputMalformed)
-	}
-	if _, ok := c.GetString("id"); !ok {
-		return nil, rails.Refuse(mpp.CodeInputMalformed)
-	}
-	if mpp.String(c, "intent") != "session" || mpp.String(c, "method") != "solana" {
-		return nil, rails.Refuse(mpp.CodeNotThisPairing)
+	c, err := mpp.WithinChallenge(w.Challenge, "solana")
+	if err != nil {
+		return nil, err
 	}
 	if w.Opening == nil {
 		return nil, rails.Refuse(mpp.CodeCredentialMalformed)

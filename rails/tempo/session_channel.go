@@ -221,15 +221,9 @@ func (u *withinUnsigned) Complete(answers []string) (jsonv.Value, error) {
 // amount below 2^96 on v2, 2^128 on v1 (mpp/input-malformed); the action.
 // The channel id, escrow, chain and descriptor all come from the opening.
 func (Session) BuildWithin(w rails.Within, h atr.Hash) (rails.InChannel, error) {
-	c, ok := mpp.IsChallengeShape(w.Challenge)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeInputMalformed)
-	}
-	if _, ok := c.GetString("id"); !ok {
-		return nil, rails.Refuse(mpp.CodeInputMalformed)
-	}
-	if mpp.String(c, "intent") != "session" || mpp.String(c, "method") != "tempo" {
-		return nil, rails.Refuse(mpp.CodeNotThisPairing)
+	c, err := mpp.WithinChallenge(w.Challenge, "tempo")
+	if err != nil {
+		return nil, err
 	}
 	if w.Opening == nil {
 		return nil, rails.Refuse(mpp.CodeCredentialMalformed)

@@ -425,15 +425,9 @@ func (u *claimUnsigned) Complete(answers []string) (jsonv.Value, error) {
 // cumulative amount a u64 (mpp/input-malformed), the action. The channel and
 // its key come from the opening's transaction.
 func (p Session) BuildWithin(w rails.Within, h atr.Hash) (rails.InChannel, error) {
-	c, ok := mpp.IsChallengeShape(w.Challenge)
-	if !ok {
-		return nil, rails.Refuse(mpp.CodeInputMalformed)
-	}
-	if _, ok := c.GetString("id"); !ok {
-		return nil, rails.Refuse(mpp.CodeInputMalformed)
-	}
-	if mpp.String(c, "intent") != "session" || mpp.String(c, "method") != "xrpl" {
-		return nil, rails.Refuse(mpp.CodeNotThisPairing)
+	c, err := mpp.WithinChallenge(w.Challenge, "xrpl")
+	if err != nil {
+		return nil, err
 	}
 	if w.Opening == nil {
 		return nil, rails.Refuse(mpp.CodeCredentialMalformed)
