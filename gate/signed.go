@@ -2,6 +2,7 @@ package gate
 
 import (
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -26,7 +27,8 @@ const (
 // request answered with a 65-byte signature, a tempo-call answered with a
 // signed transaction, a tempo-key-authorization answered with a 65-byte
 // signature of its digest. The signer must be from (the address the choice
-// names) and the request's deadline (an EIP-3009 validBefore, a Tempo
+// names) and the request's deadline (an EIP-3009 validBefore, a Permit2
+// deadline, a Tempo
 // transaction's valid_before, a key authorization's expiry) after now. Any
 // other answer (a smart-wallet signature longer than 65 bytes, a broadcast
 // transaction's hash) is not checked here: only the chain can.
@@ -56,8 +58,13 @@ func checkSigned(req rails.Request, answer jsonv.Value, from string, now int64) 
 			return decline(SignerFailed, DetailSignerNotAccount)
 		}
 		msg, _ := td.GetObject("message")
+		pt, _ := td.GetString("primaryType")
 		if vb, ok := msg.GetString("validBefore"); ok && evm.IsUint256Decimal(vb) {
 			deadline, _ = new(big.Int).SetString(vb, 10)
+		} else if d, ok := msg.GetString("deadline"); ok && evm.IsUint256Decimal(d) && strings.HasPrefix(pt, "Permit") {
+			// A Permit2 transfer is good at its deadline too.
+			deadline, _ = new(big.Int).SetString(d, 10)
+			deadline.Add(deadline, big.NewInt(1))
 		}
 	case tempo.KindTempoCall:
 		wire, ok := mpp.HexBytes(s, 1, tempo.MaxWireBytes)

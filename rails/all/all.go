@@ -17,6 +17,8 @@ import (
 func Default() *rails.Registry {
 	return rails.NewRegistry(
 		evm.ExactEIP3009{},
+		evm.ExactPermit2{},
+		evm.UptoPermit2{},
 		evm.MPPAuthorization{},
 		evm.Batch{},
 		cloudflare.Batch{},

@@ -2,6 +2,8 @@
 //
 // Where H goes, per pairing in this package:
 //   - x402/exact/eip155/eip3009: the EIP-3009 TransferWithAuthorization nonce (exact_eip3009.go).
+//   - x402/exact/eip155/permit2: the Permit2 PermitWitnessTransferFrom nonce (exact_permit2.go).
+//   - x402/upto/eip155/permit2: the same nonce, through the upto proxy (upto_permit2.go).
 package evm
 
 import (
