@@ -20,6 +20,8 @@ func Default() *rails.Registry {
 		evm.ExactPermit2{},
 		evm.UptoPermit2{},
 		evm.MPPAuthorization{},
+		evm.MPPUSDC{},
+		evm.MPPPermit2{},
 		evm.Batch{},
 		cloudflare.Batch{},
 		solana.Exact{},

@@ -235,3 +235,23 @@ func unhex(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// SourceAddress is the address of a did:pkh:eip155:<chain>:<address>
+// source (chain a positive decimal of at most 16 digits), lowercase; false
+// for anything else.
+func SourceAddress(source string) (string, bool) {
+	rest, ok := strings.CutPrefix(source, "did:pkh:eip155:")
+	if !ok {
+		return "", false
+	}
+	chain, addr, ok := strings.Cut(rest, ":")
+	if !ok || len(chain) == 0 || len(chain) > 16 || chain[0] == '0' || !IsAddress(addr) {
+		return "", false
+	}
+	for i := 0; i < len(chain); i++ {
+		if chain[i] < '0' || chain[i] > '9' {
+			return "", false
+		}
+	}
+	return strings.ToLower(addr), true
+}

@@ -43,6 +43,16 @@ func Network(v jsonv.Value) (string, error) {
 			return "", err
 		}
 		return eip155(chain), nil
+	case "session/evm":
+		chain, _ := ChainIDOf(c.Details, "chainId") // required by its check
+		return eip155(chain), nil
+	case "charge/usdc":
+		// Only the EVM profile names one network; a Gateway transfer runs
+		// from any of its accepted sources (evm.MPPGateway chooses by them).
+		if kind, p, err := USDCProfile(c.Details); err == nil && kind == "evm" {
+			chain, _ := ChainIDOf(p, "chainId")
+			return eip155(chain), nil
+		}
 	}
 	return "", refuse(CodeNetworkUnnamed)
 }

@@ -1,0 +1,230 @@
+package evm_test
+
+// The MPP EVM pairings of docs/mpp-evm.md: one paying helper, their
+// benchmarks and the fuzz targets of their credential readers.
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/mpp"
+	"github.com/termsgate/termsgate/signer"
+)
+
+const reqUSDC = `{"amount":"10000","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"evm":{"chainId":84532,"credentialTypes":["authorization"],"decimals":6},"type":"evm"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`
+
+// placedMPP is one challenge of method and intent over request, placed with
+// h and a link.
+func placedMPP(t testing.TB, method, intent, request string) []jsonv.Value {
+	t.Helper()
+	c := jsonv.Obj("realm", "api.seller.example", "method", method, "intent", intent,
+		"request", mpp.EncodeB64URL([]byte(request)), "expires", "2026-09-21T14:14:20Z")
+	d, err := mpp.Place([]jsonv.Value{c}, h, "https://atr.seller.example/x", c, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// payMPP runs a pairing as the gate does once the ATR's hash matched: read,
+// choose, build, request, sign with s, complete, and read H back.
+func payMPP(t testing.TB, p rails.Pairing, doc []jsonv.Value, s rails.Signer, inputs *jsonv.Object) (rails.Request, jsonv.Value) {
+	t.Helper()
+	read, err := p.Read(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	choice, err := p.Choose(read, s.Account(), inputs, 1790000000, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := p.Build(choice, nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := p.Request(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := s.Sign(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := p.Complete(u, answer, rails.Chosen{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Bound(done.Signed); err != nil || got != h.String() {
+		t.Fatalf("bound %s (%v)", got, err)
+	}
+	return req, done.Signed
+}
+
+func benchMPP(b *testing.B, p rails.Pairing, doc []jsonv.Value, s rails.Signer, inputs *jsonv.Object) {
+	b.ReportAllocs()
+	cpu0 := cost.CPU()
+	for b.Loop() {
+		payMPP(b, p, doc, s, inputs)
+	}
+	b.ReportMetric(float64(cost.CPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+func anvil(t testing.TB, network string) *signer.Local {
+	l, err := signer.FromHex(signer.AnvilKey, network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkMPPUSDCBuildSignFinish: mpp/charge/usdc/evm from the placed
+// challenge to the credential read back (request hash, nonce, EIP-712, one
+// signature).
+func BenchmarkMPPUSDCBuildSignFinish(b *testing.B) {
+	benchMPP(b, evm.MPPUSDC{}, placedMPP(b, "usdc", "charge", reqUSDC), anvil(b, "eip155:84532"), tokenDomain)
+}
+
+func TestMPPUSDCSummarize(t *testing.T) {
+	p := evm.MPPUSDC{}
+	req, _ := payMPP(t, p, placedMPP(t, "usdc", "charge", reqUSDC), anvil(t, "eip155:84532"), tokenDomain)
+	g, err := p.Summarize(req)
+	if err != nil || g.Amount.String() != "10000" || g.Payee != "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" ||
+		g.Network != "eip155:84532" || g.PayableUntil.Unix() != 1790000060 {
+		t.Fatalf("grant %+v (%v)", g, err)
+	}
+}
+
+func TestMPPUSDCChoose(t *testing.T) {
+	p := evm.MPPUSDC{}
+	read, err := p.Read(placedMPP(t, "usdc", "charge", reqUSDC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Choose(read, account, &jsonv.Object{}, 1, ""); code(err) != mpp.CodeInputMissing {
+		t.Fatalf("no tokenDomain: %v", err)
+	}
+	if _, err := p.Choose(read, "eip155:8453:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", tokenDomain, 1, ""); code(err) != mpp.CodeNoPayableOption {
+		t.Fatalf("another chain: %v", err)
+	}
+	for name, c := range map[string]struct{ request, code string }{
+		"two profiles":     {`{"amount":"1","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"evm":{"chainId":1},"gateway":{},"type":"evm"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`, mpp.CodeUSDCProfile},
+		"no type":          {`{"amount":"1","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"evm":{"chainId":1}},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`, mpp.CodeUSDCProfile},
+		"a zero amount":    {`{"amount":"0","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"evm":{"chainId":1},"type":"evm"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`, mpp.CodeRequestMalformed},
+		"permit2 listed":   {`{"amount":"1","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"evm":{"chainId":1,"credentialTypes":["permit2"]},"type":"evm"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`, mpp.CodeCredentialTypes},
+		"a symbol for EVM": {`{"amount":"1","currency":"usdc","methodDetails":{"evm":{"chainId":1},"type":"evm"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`, mpp.CodeRequestMalformed},
+	} {
+		c0 := jsonv.Obj("realm", "r", "method", "usdc", "intent", "charge", "request", mpp.EncodeB64URL([]byte(c.request)), "expires", "2026-09-21T14:14:20Z")
+		if _, err := mpp.PairingsOf(c0); code(err) != c.code {
+			t.Errorf("%s: %v, want %s", name, err, c.code)
+		}
+	}
+}
+
+// FuzzMPPUSDCCredential: what mpp/charge/usdc/evm reads back out of a
+// credential, seeded with a real one: no panic, within the fuzz bound.
+func FuzzMPPUSDCCredential(f *testing.F) {
+	fuzzMPPCredential(f, evm.MPPUSDC{}, placedMPP(f, "usdc", "charge", reqUSDC), anvil(f, "eip155:84532"), tokenDomain)
+}
+
+func fuzzMPPCredential(f *testing.F, p rails.Pairing, doc []jsonv.Value, s rails.Signer, inputs *jsonv.Object) {
+	_, cred := payMPP(f, p, doc, s, inputs)
+	f.Add(jsonv.Marshal(cred))
+	f.Add([]byte(`{"challenge":{},"payload":{}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v, err := jsonv.Parse(raw)
+		if err != nil {
+			return
+		}
+		cost.Bound(t, len(raw), func() {
+			h1, err1 := p.Bound(v)
+			h2, err2 := p.Bound(v)
+			if h1 != h2 || (err1 == nil) != (err2 == nil) {
+				t.Fatalf("two answers for %s", raw)
+			}
+		})
+	})
+}
+
+const reqPermit2Split = `{"amount":"10000","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"chainId":84532,"credentialTypes":["permit2"],"permit2Address":"0x000000000022D473030F116dDEE9F6B43aC78BA3","splits":[{"amount":"500","recipient":"0x8Ba1f109551bD432803012645Ac136ddd64DBA72"}]},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`
+
+var spender = jsonv.Obj("spender", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
+
+// BenchmarkMPPPermit2BuildSignFinish: mpp/charge/evm/permit2 with one split
+// (the batch form), from the placed challenge to the credential read back.
+func BenchmarkMPPPermit2BuildSignFinish(b *testing.B) {
+	benchMPP(b, evm.MPPPermit2{}, placedMPP(b, "evm", "charge", reqPermit2Split), anvil(b, "eip155:84532"), spender)
+}
+
+func TestMPPPermit2Summarize(t *testing.T) {
+	p := evm.MPPPermit2{}
+	for name, request := range map[string]string{"single": reqE, "batch": reqPermit2Split} {
+		req, _ := payMPP(t, p, placedMPP(t, "evm", "charge", request), anvil(t, "eip155:84532"), spender)
+		g, err := p.Summarize(req)
+		if err != nil || g.Amount.String() != "10000" || g.Payee != "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" ||
+			g.Asset != "0x036CbD53842c5426634e7929541eC2318f3dCF7e" || g.Network != "eip155:84532" || g.PayableUntil.Unix() != 1790000060 {
+			t.Fatalf("%s: grant %+v (%v)", name, g, err)
+		}
+		// Another token in one leg, or a type list Build does not write, is
+		// not read as a permit.
+		td, _ := req.GetObject("typedData")
+		msg, _ := td.GetObject("message")
+		if name == "batch" {
+			v, _ := msg.Get("permitted")
+			list, _ := jsonv.AsArray(v)
+			leg, _ := jsonv.AsObject(list[1])
+			leg.Set("token", "0x0000000000000000000000000000000000000001")
+			if _, err := p.Summarize(req); code(err) != evm.CodeRequestUnreadable {
+				t.Fatalf("two tokens: %v", err)
+			}
+		}
+		types, _ := td.GetObject("types")
+		types.Set("Extra", []jsonv.Value{})
+		if _, err := p.Summarize(req); code(err) != evm.CodeRequestUnreadable {
+			t.Fatalf("%s: another type list: %v", name, err)
+		}
+	}
+}
+
+func TestMPPPermit2Build(t *testing.T) {
+	p := evm.MPPPermit2{}
+	read, _ := p.Read(placedMPP(t, "evm", "charge", reqE))
+	if _, err := p.Choose(read, account, &jsonv.Object{}, 1, ""); code(err) != mpp.CodeInputMissing {
+		t.Fatalf("no spender: %v", err)
+	}
+	choice, err := p.Choose(read, account, jsonv.Obj("spender", "bob"), 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Build(choice, nil, h); code(err) != mpp.CodeInputMalformed {
+		t.Fatalf("a spender that is no address: %v", err)
+	}
+	choice, _ = p.Choose(read, account, jsonv.Obj("spender", "0x70997970c51812dc3A010C7d01b50e0d17dc79C8"), 1, "")
+	if _, err := p.Build(choice, nil, h); code(err) != mpp.CodeInputMalformed {
+		t.Fatalf("a spender whose checksum fails: %v", err)
+	}
+	// A recipient whose EIP-55 checksum fails is not paid.
+	badSum := strings.Replace(reqE, "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "0x209693bc6afc0C5328bA36FaF03C514EF312287C", 1)
+	read2, _ := p.Read(placedMPP(t, "evm", "charge", badSum))
+	choice, _ = p.Choose(read2, account, spender, 1, "")
+	if _, err := p.Build(choice, nil, h); code(err) != mpp.CodeRequestMalformed {
+		t.Fatalf("a recipient whose checksum fails: %v", err)
+	}
+	// Splits that take the whole amount leave the recipient nothing.
+	all := strings.Replace(reqPermit2Split, `"amount":"500"`, `"amount":"10000"`, 1)
+	read, _ = p.Read(placedMPP(t, "evm", "charge", all))
+	choice, _ = p.Choose(read, account, spender, 1, "")
+	if _, err := p.Build(choice, nil, h); code(err) != mpp.CodeInputMalformed {
+		t.Fatalf("splits of the whole amount: %v", err)
+	}
+}
+
+// FuzzMPPPermit2Credential: what mpp/charge/evm/permit2 reads back out of a
+// credential, seeded with a real batch one.
+func FuzzMPPPermit2Credential(f *testing.F) {
+	fuzzMPPCredential(f, evm.MPPPermit2{}, placedMPP(f, "evm", "charge", reqPermit2Split), anvil(f, "eip155:84532"), spender)
+}
