@@ -19,6 +19,8 @@ func Default() *rails.Registry {
 		evm.ExactEIP3009{},
 		evm.ExactPermit2{},
 		evm.UptoPermit2{},
+		evm.AuthCaptureEIP3009{},
+		evm.AuthCapturePermit2{},
 		evm.MPPAuthorization{},
 		evm.MPPUSDC{},
 		evm.MPPPermit2{},

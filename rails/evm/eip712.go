@@ -4,6 +4,8 @@
 //   - x402/exact/eip155/eip3009: the EIP-3009 TransferWithAuthorization nonce (exact_eip3009.go).
 //   - x402/exact/eip155/permit2: the Permit2 PermitWitnessTransferFrom nonce (exact_permit2.go).
 //   - x402/upto/eip155/permit2: the same nonce, through the upto proxy (upto_permit2.go).
+//   - x402/auth-capture/eip155/eip3009: the escrow PaymentInfo's salt, to which the ReceiveWithAuthorization nonce commits (auth_capture_eip3009.go).
+//   - x402/auth-capture/eip155/permit2: the same salt, through a Permit2 PermitTransferFrom nonce (auth_capture_permit2.go).
 package evm
 
 import (
