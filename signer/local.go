@@ -74,6 +74,8 @@ func (l *Local) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error
 		return l.signTempoKeyAuthorization(req)
 	case rails.KindBatch:
 		return l.signBatch(ctx, req)
+	case KindEVMCall:
+		return nil, fmt.Errorf("signer: an evm-call needs fees and a nonce: sign it with signer.EVM (a node, or fixed Fees)")
 	default:
 		return nil, fmt.Errorf("signer: the local key does not sign %q requests", kind)
 	}

@@ -24,6 +24,8 @@ func Default() *rails.Registry {
 		evm.MPPAuthorization{},
 		evm.MPPUSDC{},
 		evm.MPPPermit2{},
+		evm.MPPTransaction{},
+		evm.MPPHash{},
 		evm.Batch{},
 		cloudflare.Batch{},
 		solana.Exact{},

@@ -5,8 +5,12 @@ package evm_test
 
 import (
 	"context"
+	"encoding/hex"
+	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
@@ -227,4 +231,143 @@ func TestMPPPermit2Build(t *testing.T) {
 // credential, seeded with a real batch one.
 func FuzzMPPPermit2Credential(f *testing.F) {
 	fuzzMPPCredential(f, evm.MPPPermit2{}, placedMPP(f, "evm", "charge", reqPermit2Split), anvil(f, "eip155:84532"), spender)
+}
+
+const reqCall = `{"amount":"10000","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"chainId":84532},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`
+
+// evmCallSigner is the Anvil key with fixed fee fields (no node).
+func evmCallSigner(t testing.TB) *signer.EVM {
+	return &signer.EVM{Local: anvil(t, "eip155:84532"), Fees: &signer.EVMFees{
+		MaxPriorityFeePerGas: big.NewInt(1_000_000_000), MaxFeePerGas: big.NewInt(2_000_000_000), Gas: 60_000}}
+}
+
+// payNoProof is payMPP for the pairings whose Bound answers
+// mpp/no-signed-place.
+func payNoProof(t testing.TB, p rails.Pairing, s rails.Signer) (rails.Request, jsonv.Value) {
+	t.Helper()
+	read, err := p.Read(placedMPP(t, "evm", "charge", reqCall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	choice, err := p.Choose(read, s.Account(), &jsonv.Object{}, 1790000000, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := p.Build(choice, nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := p.Request(u)
+	answer, err := s.Sign(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := p.Complete(u, answer, rails.Chosen{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Bound(done.Signed); code(err) != evm.CodeNoSignedPlace {
+		t.Fatalf("bound: %v", err)
+	}
+	return req, done.Signed
+}
+
+// BenchmarkMPPTransactionBuildSignFinish: mpp/charge/evm/transaction from
+// the placed challenge to the credential (an EIP-1559 transaction signed,
+// decoded back and compared with the call asked for).
+func BenchmarkMPPTransactionBuildSignFinish(b *testing.B) {
+	s := evmCallSigner(b)
+	b.ReportAllocs()
+	cpu0 := cost.CPU()
+	for b.Loop() {
+		payNoProof(b, evm.MPPTransaction{}, s)
+	}
+	b.ReportMetric(float64(cost.CPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// hashSigner answers an evm-call with a hash, as a signer that broadcast
+// would, without a node.
+type hashSigner struct{ *signer.EVM }
+
+func (s hashSigner) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	req = req.Clone()
+	req.Set("broadcast", false)
+	raw, err := s.EVM.Sign(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	wire, _ := evm.HexBytes(raw.(string))
+	return jsonv.Obj("hash", "0x"+hex.EncodeToString(crypto.Keccak256(wire))), nil
+}
+
+// BenchmarkMPPHashBuildSignFinish: mpp/charge/evm/hash, the transaction
+// signed and its hash answered (no node: the broadcast is the signer's).
+func BenchmarkMPPHashBuildSignFinish(b *testing.B) {
+	s := hashSigner{evmCallSigner(b)}
+	b.ReportAllocs()
+	cpu0 := cost.CPU()
+	for b.Loop() {
+		payNoProof(b, evm.MPPHash{}, s)
+	}
+	b.ReportMetric(float64(cost.CPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+func TestMPPCallSummarize(t *testing.T) {
+	for _, p := range []rails.Pairing{evm.MPPTransaction{}, evm.MPPHash{}} {
+		var s rails.Signer = evmCallSigner(t)
+		if p.ID() == evm.MPPHashID {
+			s = hashSigner{evmCallSigner(t)}
+		}
+		req, _ := payNoProof(t, p, s)
+		g, err := p.(rails.Summarizer).Summarize(req)
+		if err != nil || g.Amount.String() != "10000" || g.Payee != "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" ||
+			g.Asset != "0x036CbD53842c5426634e7929541eC2318f3dCF7e" || g.Network != "eip155:84532" || !g.PayableUntil.IsZero() {
+			t.Fatalf("%s: grant %+v (%v)", p.ID(), g, err)
+		}
+		call, _ := req.GetObject("call")
+		call.Set("data", "0x095ea7b3"+strings.Repeat("00", 64)) // approve, not transfer
+		if _, err := p.(rails.Summarizer).Summarize(req); code(err) != evm.CodeRequestUnreadable {
+			t.Fatalf("%s: an approve: %v", p.ID(), err)
+		}
+	}
+	// Without fees or a node the key refuses an evm-call rather than
+	// signing one nobody would mine.
+	l := anvil(t, "eip155:84532")
+	req := jsonv.Obj("kind", "evm-call", "chainId", 84532, "call", jsonv.Obj("to", "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "data", "0x"), "broadcast", false)
+	if _, err := l.Sign(context.Background(), req); err == nil {
+		t.Fatal("the local key signed an evm-call without fees")
+	}
+	if _, err := (&signer.EVM{Local: l}).Sign(context.Background(), req); err == nil {
+		t.Fatal("an EVM signer without fees signed")
+	}
+	req.Set("broadcast", true)
+	if _, err := evmCallSigner(t).Sign(context.Background(), req); err == nil {
+		t.Fatal("a broadcast was signed without a node")
+	}
+}
+
+// FuzzMPPCallCredential: the transaction and hash pairings' read of a
+// credential (the shared steps, then mpp/no-signed-place) and their
+// reference, seeded with a real transaction credential.
+func FuzzMPPCallCredential(f *testing.F) {
+	_, cred := payNoProof(f, evm.MPPTransaction{}, evmCallSigner(f))
+	f.Add(jsonv.Marshal(cred))
+	f.Add([]byte(`{"challenge":{"realm":"r","method":"evm","intent":"charge","request":"e30"}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v, err := jsonv.Parse(raw)
+		if err != nil {
+			return
+		}
+		cost.Bound(t, len(raw), func() {
+			for _, p := range []interface {
+				Bound(jsonv.Value) (string, error)
+				Reference(jsonv.Value) (*jsonv.Object, error)
+			}{evm.MPPTransaction{}, evm.MPPHash{}} {
+				if h, err := p.Bound(v); err == nil || h != "" {
+					t.Fatalf("bound %q for %s", h, raw)
+				}
+				_, _ = p.Reference(v)
+			}
+		})
+	})
 }

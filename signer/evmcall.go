@@ -1,0 +1,168 @@
+package signer
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
+)
+
+// KindEVMCall is the evm-call request (mpp/charge/evm/transaction and
+// /hash): {kind, chainId, call: {to, data}, broadcast}, one EIP-1559
+// transaction of the call with no value. Answered with the signed
+// transaction as 0x hex, or when broadcast with {hash}.
+const KindEVMCall = "evm-call"
+
+// EVMFees are the transaction fields an evm-call request leaves to the
+// signer.
+type EVMFees struct {
+	MaxPriorityFeePerGas *big.Int
+	MaxFeePerGas         *big.Int
+	Gas                  uint64
+	Nonce                uint64
+}
+
+// EVMFeeSource chooses the fee fields and nonce of a transaction about to be
+// signed, from the node that will carry it; it refuses a node of another
+// chain. signer/evmrpc.Node is one over JSON-RPC.
+type EVMFeeSource interface {
+	EVMFees(ctx context.Context, from common.Address, chainID int64, to common.Address, data []byte) (EVMFees, error)
+}
+
+// EVM is a local key signing evm-call requests with fee fields either fixed
+// (Fees) or chosen by a node (FeeSource), and handing broadcast requests to
+// a Broadcaster; every other request goes to the Local signer. A transaction
+// signed for someone else to send needs fees that will be accepted, so
+// there is no default: without Fees or a FeeSource an evm-call is refused.
+type EVM struct {
+	*Local
+	Fees        *EVMFees     // nil: ask FeeSource
+	FeeSource   EVMFeeSource // nil: use Fees
+	Broadcaster Broadcaster  // nil: broadcast requests are refused
+}
+
+// NewEVM returns an EVM signer for l taking its fees from node and
+// broadcasting through it when node is also a Broadcaster (as
+// signer/evmrpc.Node is).
+func NewEVM(l *Local, node EVMFeeSource) *EVM {
+	e := &EVM{Local: l, FeeSource: node}
+	if b, ok := node.(Broadcaster); ok {
+		e.Broadcaster = b
+	}
+	return e
+}
+
+// Sign signs req.
+func (e *EVM) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if kind, _ := req.GetString("kind"); kind == KindEVMCall {
+		return e.signEVMCall(ctx, req)
+	}
+	return e.Local.Sign(ctx, req)
+}
+
+// evmCall reads an evm-call request strictly: a chainId on the account's
+// chain, one call {to: address, data: hex}, a broadcast flag. Anything else
+// is refused, not guessed.
+func (l *Local) evmCall(req rails.Request) (chain int64, to common.Address, data []byte, broadcast bool, err error) {
+	bad := func(what string) error { return fmt.Errorf("signer: evm-call request: %s", what) }
+	if req.Len() != 4 {
+		return 0, to, nil, false, bad("members other than kind, chainId, call and broadcast")
+	}
+	cv, _ := req.Get("chainId")
+	chain, ok := jsonv.AsSafeInt(cv)
+	if !ok || chain <= 0 {
+		return 0, to, nil, false, bad("chainId is not a positive integer")
+	}
+	if want := l.chain(); want != strconv.FormatInt(chain, 10) {
+		return 0, to, nil, false, bad("chainId " + strconv.FormatInt(chain, 10) + " is not this account's chain " + want)
+	}
+	c, _ := req.GetObject("call")
+	toText, _ := c.GetString("to")
+	dataText, _ := c.GetString("data")
+	data, okData := mpp.HexBytes(dataText, 0, maxCallData)
+	if c == nil || c.Len() != 2 || !mpp.IsAddress(toText) || !okData {
+		return 0, to, nil, false, bad("call is not {to: address, data: hex}")
+	}
+	b, has := req.Get("broadcast")
+	if broadcast, ok = b.(bool); !has || !ok {
+		return 0, to, nil, false, bad("broadcast is not a boolean")
+	}
+	return chain, common.HexToAddress(toText), data, broadcast, nil
+}
+
+// maxCallData bounds a call's data: a token transfer is 68 bytes.
+const maxCallData = 64 << 10
+
+func (e *EVM) signEVMCall(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	chain, to, data, broadcast, err := e.evmCall(req)
+	if err != nil {
+		return nil, err
+	}
+	if broadcast && (e.Broadcaster == nil || e.FeeSource == nil) {
+		// Checked before signing: a transaction that cannot be sent is never signed.
+		return nil, errors.New("signer: a broadcast evm-call needs a node (termsgate --rpc URL)")
+	}
+	var fees EVMFees
+	switch {
+	case e.FeeSource != nil:
+		if fees, err = e.FeeSource.EVMFees(ctx, e.address, chain, to, data); err != nil {
+			return nil, fmt.Errorf("signer: fees: %w", err)
+		}
+	case e.Fees != nil:
+		fees = *e.Fees
+	default:
+		return nil, errors.New("signer: an evm-call needs fees and a nonce: give the signer Fees or a node (termsgate --rpc URL)")
+	}
+	wire, hash, err := e.SignEVMTransaction(chain, to, data, fees)
+	if err != nil {
+		return nil, err
+	}
+	if !broadcast {
+		return "0x" + hex.EncodeToString(wire), nil
+	}
+	sent, _, err := e.Broadcaster.Broadcast(ctx, wire)
+	if err != nil && sent != "" {
+		return jsonv.Obj("hash", sent), nil // it left: answer the hash, so it is kept as moved
+	}
+	if err != nil {
+		return nil, fmt.Errorf("signer: broadcast: %w", err)
+	}
+	if !strings.EqualFold(sent, hash) {
+		return nil, fmt.Errorf("signer: the node named the transaction %s, not %s", sent, hash)
+	}
+	return jsonv.Obj("hash", sent), nil
+}
+
+// SignEVMTransaction signs the EIP-1559 transaction of one call with no
+// value, and returns its wire bytes and hash.
+func (l *Local) SignEVMTransaction(chain int64, to common.Address, data []byte, fees EVMFees) ([]byte, string, error) {
+	if fees.MaxFeePerGas == nil || fees.MaxPriorityFeePerGas == nil || fees.Gas == 0 {
+		return nil, "", errors.New("signer: an EVM transaction needs its fees and gas")
+	}
+	id := big.NewInt(chain)
+	tx, err := types.SignNewTx(l.key, types.NewLondonSigner(id), &types.DynamicFeeTx{
+		ChainID: id, Nonce: fees.Nonce, GasTipCap: fees.MaxPriorityFeePerGas, GasFeeCap: fees.MaxFeePerGas,
+		Gas: fees.Gas, To: &to, Value: new(big.Int), Data: data,
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("signer: %w", err)
+	}
+	wire, err := tx.MarshalBinary()
+	if err != nil {
+		return nil, "", fmt.Errorf("signer: %w", err)
+	}
+	return wire, tx.Hash().Hex(), nil
+}
