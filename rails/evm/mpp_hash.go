@@ -22,7 +22,9 @@ const MPPHashID = mpp.PairingEVMHash
 
 func (MPPHash) ID() string { return MPPHashID }
 
-func (MPPHash) Pattern() rails.Pattern { return rails.Pattern{Name: "opaque-challenge", PublicProof: false} }
+func (MPPHash) Pattern() rails.Pattern {
+	return rails.Pattern{Name: "opaque-challenge", PublicProof: false}
+}
 
 func (MPPHash) Read(doc jsonv.Value) (rails.Read, error) { return mpp.Read(doc) }
 
@@ -64,7 +66,9 @@ func (MPPHash) Complete(u rails.Unsigned, answer jsonv.Value, _ rails.Chosen) (r
 func (MPPHash) Bound(presented jsonv.Value) (string, error) { return noSignedPlace(presented) }
 
 // Reference is the challenge's network and asset (mppCallReference).
-func (MPPHash) Reference(presented jsonv.Value) (*jsonv.Object, error) { return mppCallReference(presented) }
+func (MPPHash) Reference(presented jsonv.Value) (*jsonv.Object, error) {
+	return mppCallReference(presented)
+}
 
 // Status: the reported transaction succeeded and the asset moved
 // (transferPresent).

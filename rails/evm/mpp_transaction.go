@@ -183,7 +183,9 @@ func noSignedPlace(presented jsonv.Value) (string, error) {
 // the challenge's network and asset (its currency), read from the
 // challenge alone (mpp/credential-malformed without one; mpp/not-this-pairing
 // for a challenge that is no EVM charge).
-func (MPPTransaction) Reference(presented jsonv.Value) (*jsonv.Object, error) { return mppCallReference(presented) }
+func (MPPTransaction) Reference(presented jsonv.Value) (*jsonv.Object, error) {
+	return mppCallReference(presented)
+}
 
 func mppCallReference(presented jsonv.Value) (*jsonv.Object, error) {
 	o, _ := jsonv.AsObject(presented)
