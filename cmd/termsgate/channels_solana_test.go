@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/termsgate/termsgate/internal/solanaseller"
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
@@ -28,16 +29,16 @@ func TestSolanaChannelCommands(t *testing.T) {
 	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
 	t.Cleanup(func() { stepsClient, stepsNow = old, time.Now })
 	h := atr.Sum([]byte("abc"))
-	option, _ := solana.PlaceCarrier(jsonv.Obj("scheme", "batch-settlement", "network", solanaDevnet, "amount", "1000",
-		"asset", solanaMint, "payTo", solanaPayTo, "maxTimeoutSeconds", 300, "extra", jsonv.Obj(
+	option, _ := solana.PlaceCarrier(jsonv.Obj("scheme", "batch-settlement", "network", solanaseller.Devnet, "amount", "1000",
+		"asset", solanaseller.Mint, "payTo", solanaseller.PayTo, "maxTimeoutSeconds", 300, "extra", jsonv.Obj(
 			"feePayer", "9hSR6S7WPtxmTojgo6GG3k4yDPecgJY292j7xrsUGWBu", "withdrawDelay", 3600, "tokenProgram", solana.TokenProgram.String())), h)
 	doc, err := x402.Advertise(jsonv.Obj("x402Version", 2, "accepts", []jsonv.Value{option}), h, "https://atr.seller.example/"+h.String(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	inputs := `{"payerAuthorizer":"AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9","openSlot":"341000000","tokenProgram":"` + solana.TokenProgram.String() +
-		`","recentBlockhash":"` + solanaBlockhash + `","deposit":"100000","salt":"42"}`
-	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--max-amount", "100000", "--network", solanaDevnet,
+		`","recentBlockhash":"` + solanaseller.Blockhash + `","deposit":"100000","salt":"42"}`
+	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--dev-key", "--max-amount", "100000", "--network", solanaseller.Devnet,
 		"--pairing", solana.BatchID, "--inputs", inputs)
 	if code != exitOK {
 		t.Fatalf("transact exit %d: %s %s", code, out, errs)
@@ -75,7 +76,7 @@ func TestSolanaChannelCommands(t *testing.T) {
 	closing := voucher.Clone()
 	closing.Set("document", doc)
 	closing.Set("refund", jsonv.Obj())
-	closing.Set("inputs", jsonv.Obj("recentBlockhash", solanaBlockhash))
+	closing.Set("inputs", jsonv.Obj("recentBlockhash", solanaseller.Blockhash))
 	code, out, errs = runCLI(t, jsonv.String(closing), "channel-within", "--dev-key", "--max-amount", "1000")
 	if code != exitOK || member(t, parsed(t, out), "signed", "payload", "type") != "refund" {
 		t.Fatalf("close exit %d: %s %s", code, out, errs)

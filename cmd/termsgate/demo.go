@@ -2,202 +2,118 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math/big"
-	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
 	"time"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
-	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/x402seller"
-	"github.com/termsgate/termsgate/jsonv"
-	"github.com/termsgate/termsgate/pay"
-	"github.com/termsgate/termsgate/signer"
+	"github.com/termsgate/termsgate/internal/demo"
+	_ "github.com/termsgate/termsgate/internal/demo/rows" // every rail's demo row
+	"github.com/termsgate/termsgate/rails/evm"
 )
 
 func init() {
-	commands["demo"] = command{"pay a local TLS seller end to end, offline", runDemo}
+	commands["demo"] = command{"pay a local TLS seller end to end, offline (-h lists a demo for every pairing)", runDemo}
 }
 
-// demoATR is the shared vectors' record A (buyer.json): 138 bytes the gate
-// never parses, only hashes.
-var demoATR = mustHex("7b2261747256657273696f6e223a2231222c226964223a2230663866616435622d643963622d343639662d613136352d373038363737323839353065222c2278343032223a7b227a223a312e302c2261223a226361665c7530306539227d2c2273656c6c6572223a7b226e6f7465223a22436166c3a920e280942033302064c3ad617320e29c93227d7d")
+const demoUsage = `demo [--rail PAIRING] [--out DIR] [--settle]
 
-// demoBody is what the demo's seller sells.
-var demoBody = []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`)
+Pays a seller on loopback TLS end to end, offline: the seller publishes its
+terms, the gate fetches them, compares their SHA-256 with the advertised H and
+only then signs; the seller verifies the payment as the chain would. Each demo
+ends with the amount it paid. --rail takes a pairing id or its short name:
+`
 
-func mustHex(s string) []byte {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
+// runDemo runs one row of the demo table (internal/demo): the rows live
+// beside each rail's test seller, so this file knows no rail.
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rail := fs.String("rail", "x402", "the rail to pay: x402 (x402/exact/eip155/eip3009) or mpp-tempo (mpp/charge/tempo/memo)")
-	settle := fs.Bool("settle", false, "x402 only: settle the payment on an in-process EVM (go-ethereum's simulated chain) and read H back from the landed log")
+	rail := fs.String("rail", evm.ExactEIP3009ID, "the pairing to pay: its id or short name (listed above)")
+	out := fs.String("out", "", "keep the demo's terms, offer and payment as DIR/atr, DIR/offer and DIR/payment (for termsgate inspect)")
+	settle := fs.Bool("settle", false, "settle the payment on an in-process chain and read H back from what landed (a binary built with -tags simchain)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: termsgate %s\n", demoUsage)
+		demoTable(fs.Output())
+		fmt.Fprintln(fs.Output())
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
 		return exitUsage
 	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "demo", fmt.Errorf("unexpected argument %.200q (the pairing is --rail's)", fs.Arg(0)))
+	}
+	row, ok := demo.Lookup(*rail)
+	if !ok {
+		return usageError(stderr, "demo", fmt.Errorf("unknown rail %.200q: no demo has that pairing id or short name; termsgate demo -h lists them", *rail))
+	}
+	run := row.Run
 	if *settle {
-		if *rail != "x402" {
-			fmt.Fprintf(stderr, "termsgate demo: --settle settles the x402 rail, not %q\n", *rail)
-			return exitUsage
+		if run = row.Settle; run == nil {
+			return usageError(stderr, "demo", settleRefusal(row.Pairing))
 		}
-		if settleDemo == nil {
-			fmt.Fprintln(stderr, settleHint)
-			return exitUsage
-		}
-		return settleDemo(stdout, stderr)
 	}
-	if d, ok := demos[*rail]; ok {
-		return d(stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "termsgate demo: unknown rail %q (known: %s)\n", *rail, demoNames())
-	return exitUsage
-}
-
-// demos maps a --rail value to its demo; rails add themselves.
-var demos = map[string]func(stdout, stderr io.Writer) int{"x402": demoX402}
-
-func demoNames() string {
-	s := ""
-	for n := range demos {
-		if s != "" {
-			s += ", "
-		}
-		s += n
-	}
-	return s
-}
-
-func demoX402(stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
 	start := time.Now()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	seller := x402seller.New(demoATR, demoBody)
-	srv, err := loopback.Start(seller)
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo: cannot start the local seller:", err)
-		return exitFailure
-	}
-	defer srv.Close()
-	payer, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo:", err)
-		return exitFailure
-	}
-	wallet := &countingSigner{Signer: payer}
-	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{
-		Network: "eip155:84532", Asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-		MaxAmount: big.NewInt(50_000), Budget: big.NewInt(1_000_000), // 0.05 USDC a payment, 1 USDC in all
-	}}})
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo:", err)
-		return exitFailure
-	}
-	transport := &pay.Transport{
-		Base:   srv.Transport(),
-		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
-		Signer: wallet,
-		Policy: policy,
-		Hooks: pay.Hooks{
-			BeforeSign: func(_ context.Context, _ *http.Request, s pay.Summary) error {
-				say("   fetched the terms; SHA-256 matches the advertised H = %s", s.H)
-				say("   the policy allows it; the signature would grant %s atomic units of %s (%s) on %s to %s, payable until %s",
-					s.Amount, s.AssetName, s.Asset, s.Network, s.Payee, s.PayableUntil.UTC().Format(time.RFC3339))
-				return nil
-			},
-			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
-				nonce, _ := jsonv.AsString(path(r.Signed, "payload", "authorization", "nonce"))
-				say("   signed an EIP-3009 authorization whose nonce is H: %s", nonce)
-				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes)", len(r.Header))
-			},
-			Declined: func(_ context.Context, _ *http.Request, d *gate.Decline) {
-				say("   declined %s: %s", d.Code, d.Detail)
-			},
-		},
-	}
-	client := pay.NewClient(transport)
-
-	say("termsgate demo: a seller on %s (TLS, loopback only) sells %s", srv.Listener.Addr(), seller.ResourceURL())
-	say("payer: %s (the published Anvil development key; never hold value with it)", payer.Account())
-	say("")
-	say("1. GET %s", seller.ResourceURL())
-	say("   the seller answers 402 with PAYMENT-REQUIRED, advertising its terms' hash and link")
-	say("2. the gate fetches the terms, compares SHA-256 of the exact bytes with H, asks the policy, and only then signs")
-	resp, err := client.Get(seller.ResourceURL())
-	if err != nil {
-		fmt.Fprintln(stderr, "termsgate demo: not paid:", err)
-		return exitDeclined
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	resp.Body.Close()
-	res := pay.ResultOf(resp)
-	if resp.StatusCode != http.StatusOK || res == nil || res.Settlement == nil {
-		fmt.Fprintf(stderr, "termsgate demo: the seller refused the payment (%d): %v\n", resp.StatusCode, seller.LastRejection())
-		return exitFailure
-	}
-	say("   the seller checked the signature (it recovers to %s), the nonce (the hash of the terms", res.Settlement.Payer)
-	say("   it serves), the amount and the payee, and answered %d: %s", resp.StatusCode, body)
-	say("   agreed terms kept with the payment: %d bytes, H = %s", len(res.ATR), res.H)
-	say("")
-	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
-	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
-	before := wallet.n
-	_, err = client.Get(seller.ResourceURL())
+	s := &demo.Session{Out: stdout, Dir: *out}
+	err := run(ctx, s)
 	var d *gate.Decline
-	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		fmt.Fprintln(stderr, "termsgate demo: the changed terms were not declined:", err)
+	switch {
+	case errors.As(err, &d):
+		fmt.Fprintln(stderr, "termsgate demo: declined:", err)
+		return exitDeclined
+	case err != nil:
+		fmt.Fprintln(stderr, "termsgate demo:", err)
+		return exitFailure
+	case s.PaidText() == "":
+		fmt.Fprintf(stderr, "termsgate demo: the %s demo ended without paying\n", row.Pairing)
 		return exitFailure
 	}
-	say("   signer calls for it: %d; nothing was sent", wallet.n-before)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
+	s.Say("")
+	s.Say("paid %s end to end in %s, offline.", s.PaidText(), time.Since(start).Round(time.Millisecond))
+	if *out != "" {
+		s.Say("kept in %s: atr, offer, payment (termsgate inspect %s)", *out, strings.TrimSuffix(*out, "/")+"/payment")
+	}
 	return exitOK
 }
 
-type countingSigner struct {
-	gate.Signer
-	n int
+// demoTable lists every row, sorted by pairing id, with its short names and
+// what it shows.
+func demoTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	for _, r := range demo.Rows() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", r.Pairing, strings.Join(r.Aliases, ", "), r.About)
+	}
+	tw.Flush()
 }
 
-func (c *countingSigner) Sign(ctx context.Context, req *jsonv.Object) (jsonv.Value, error) {
-	c.n++
-	return c.Signer.Sign(ctx, req)
-}
-
-func drain(resp *http.Response) {
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	resp.Body.Close()
-}
-
-func path(v jsonv.Value, keys ...string) jsonv.Value {
-	for _, k := range keys {
-		o, ok := jsonv.AsObject(v)
-		if !ok {
-			return nil
+// settleRefusal says which rows --settle can run: none in a binary built
+// without the in-process chain.
+func settleRefusal(pairing string) error {
+	var can []string
+	for _, r := range demo.Rows() {
+		if r.Settle != nil {
+			can = append(can, r.Pairing)
 		}
-		v, _ = o.Get(k)
 	}
-	return v
+	if len(can) == 0 {
+		return errors.New(settleHint)
+	}
+	return fmt.Errorf("--settle settles %s, not %s", strings.Join(can, ", "), pairing)
 }
 
-// demoPrinters are a demo's two outputs: say writes a line of the story to
-// stdout; fail writes why the demo could not go on to stderr and returns
-// code.
-func demoPrinters(stdout, stderr io.Writer) (say func(format string, a ...any), fail func(code int, a ...any) int) {
-	say = func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	fail = func(code int, a ...any) int {
-		fmt.Fprintln(stderr, append([]any{"termsgate demo:"}, a...)...)
-		return code
-	}
-	return say, fail
-}
+const settleHint = "--settle needs the in-process chain, which this binary was built without; run\n" +
+	"  go run -tags simchain ./cmd/termsgate demo --settle"

@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/x402seller"
 	"github.com/termsgate/termsgate/jsonv"
@@ -20,7 +20,10 @@ import (
 	"github.com/termsgate/termsgate/signer"
 )
 
-func init() { demos["agreement"] = demoAgreement }
+func init() {
+	demo.Register(demo.Row{Pairing: cloudflare.ID, Aliases: []string{"agreement"},
+		About: "Cloudflare pay-per-crawl: the agreement exchange (approval, an EIP-3009 agreement payment with nonce H, its receipt) before the main payment", Run: demoAgreement})
+}
 
 // cloudflareSeller is a pay-per-crawl seller on cloudflare:402: its 402
 // names an agreement URL, and it serves a request whose payment echoes its
@@ -103,9 +106,8 @@ func (a *agentKey) Sign(context.Context, rails.Request) (jsonv.Value, error) {
 // payment is no public proof: the gate asks for approval of the agreement
 // payment, pays it by EIP-3009 with H as the nonce, waits for the agreement
 // URL's receipt for H, and only then releases the main payment.
-func demoAgreement(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
+func demoAgreement(ctx context.Context, s *demo.Session) error {
+	say, fail := demoPrinters(s)
 	// The agreement URL is an x402 seller of a receipt: 1 atomic unit of
 	// USDC, bound to the same terms, answered with {atrHash, agreed, …}.
 	h := atr.Sum(demoATR)
@@ -125,13 +127,13 @@ func demoAgreement(stdout, stderr io.Writer) int {
 		agreements.ServeHTTP(w, r)
 	}))
 	if err != nil {
-		return fail(exitFailure, "cannot start the local sellers:", err)
+		return fail("cannot start the local sellers:", err)
 	}
 	defer srv.Close()
 	client := srv.Client()
 	wallet, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	payer := &countingSigner{Signer: wallet}
 	agent := &agentKey{}
@@ -145,21 +147,20 @@ func demoAgreement(stdout, stderr io.Writer) int {
 	say("1. GET %s", resource)
 	resp, err := client.Get(resource)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	drain(resp)
 	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 	if resp.StatusCode != http.StatusPaymentRequired || err != nil {
-		return fail(exitFailure, "the seller did not answer 402 with a readable PAYMENT-REQUIRED:", err)
+		return fail("the seller did not answer 402 with a readable PAYMENT-REQUIRED:", err)
 	}
 	say("   402: %s, with terms H = %s and an agreement URL", cloudflare.Network, h)
 	say("2. the gate fetches the terms and compares SHA-256 with H; the payment is no public proof, so it asks the")
 	say("   agreement URL what an agreement costs, and returns that for approval, signing nothing")
-	ctx := context.Background()
 	opts := &gate.TransactOptions{AgreementSigner: payer}
 	first, err := g.Transact(ctx, doc, cloudflare.ID, agent, opts)
 	if err != nil || first.Approve == nil {
-		return fail(exitDeclined, "no approval asked:", err)
+		return fail("no approval asked:", err)
 	}
 	a := first.Approve
 	amount, _ := a.Option.GetString("amount")
@@ -171,10 +172,10 @@ func demoAgreement(stdout, stderr io.Writer) int {
 	opts.Approved = a
 	paid, err := g.Transact(ctx, doc, cloudflare.ID, agent, opts)
 	if err != nil {
-		return fail(exitDeclined, "not paid:", err)
+		return fail("not paid:", err)
 	}
 	if paid.Agreement == nil {
-		return fail(exitFailure, "no agreement receipt")
+		return fail("no agreement receipt")
 	}
 	say("   receipt: agreed to %s, recorded in %s on %s (agreement signatures: %d)",
 		paid.Agreement.ATRHash, paid.Agreement.Transaction, paid.Agreement.Network, payer.n)
@@ -184,16 +185,18 @@ func demoAgreement(stdout, stderr io.Writer) int {
 	req.Header.Set("PAYMENT-SIGNATURE", x402.EncodeHeader(paid.Signed))
 	resp, err = client.Do(req)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fail(exitFailure, "the seller refused the payment:", seller.lastErr.Load())
+		return fail("the seller refused the payment:", seller.lastErr.Load())
 	}
 	say("   the seller checked the echoed hash against its terms and the recorded agreement, and answered %d: %s", resp.StatusCode, body)
 	say("   gate signer calls for the main payment: %d", agent.calls)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	if err := s.KeepPayment(paid.Bytes, x402.EncodeHeader(doc), paid.Signed); err != nil {
+		return err
+	}
+	s.Paid("5 USD through " + cloudflare.Network + " (the agent's identity), after an agreement payment of " + demo.Amount(amount, 6, "USDC", network))
+	return nil
 }

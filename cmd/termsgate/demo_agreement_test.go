@@ -21,21 +21,6 @@ func TestDemoAgreementPaysEndToEnd(t *testing.T) {
 	}
 }
 
-// The Solana demo: one signature, whose memo carries H; the seller verifies
-// it with solana-go and co-signs; the lying link is declined unsigned.
-func TestDemoSolanaPaysEndToEnd(t *testing.T) {
-	code, out, errs := runCLI(t, "", "demo", "--rail", "solana")
-	if code != exitOK {
-		t.Fatalf("demo exit %d: %s\n%s", code, errs, out)
-	}
-	for _, want := range []string{"signer calls: 1", "memo carries H = 0x8b1e", "verified the payer's signature", "answered 200",
-		"declined hash-mismatch; signer calls for it: 0"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, out)
-		}
-	}
-}
-
 // The batch demo: the opening in one signer call, a voucher inside the
 // channel in one more, both accepted by a seller that recovers every
 // signature; other terms' hash declined unsigned.

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
@@ -21,7 +20,10 @@ import (
 	"github.com/termsgate/termsgate/signer"
 )
 
-func init() { demos["batch"] = demoBatch }
+func init() {
+	demo.Register(demo.Row{Pairing: evm.BatchID, Aliases: []string{"batch"},
+		About: "a channel whose configuration's salt is H: the EIP-3009 deposit, two vouchers the seller recovers", Run: demoBatch})
+}
 
 // batchSeller sells each request for 1000 units under
 // x402/batch-settlement/eip155 and checks what a settling chain would: the
@@ -233,24 +235,22 @@ func checkDeposit(p evm.Batch, payment jsonv.Value, payload *jsonv.Object, chann
 
 // demoBatch opens an x402/batch-settlement/eip155 channel and pays a
 // second request inside it with a voucher, each checked by the seller.
-func demoBatch(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
+func demoBatch(ctx context.Context, s *demo.Session) error {
+	say, fail := demoPrinters(s)
 	seller := &batchSeller{}
 	seller.SetATR(demoATR)
 	srv, err := loopback.Start(seller)
 	if err != nil {
-		return fail(exitFailure, "cannot start the local seller:", err)
+		return fail("cannot start the local seller:", err)
 	}
 	defer srv.Close()
 	client := srv.Client()
 	key, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	wallet := &countingSigner{Signer: key}
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
-	ctx := context.Background()
 	const resource = "https://api.seller.example/v1/stream"
 	get := func(header string) (int, *jsonv.Object, error) {
 		req, _ := http.NewRequest(http.MethodGet, resource, nil)
@@ -270,24 +270,25 @@ func demoBatch(stdout, stderr io.Writer) int {
 	say("")
 	say("1. GET %s: 402, 1000 units a request, paid from a channel", resource)
 	_, doc, err := get("")
+	firstDoc := doc
 	if err != nil || doc == nil {
-		return fail(exitFailure, "no readable 402:", err)
+		return fail("no readable 402:", err)
 	}
 	say("2. the gate fetches the terms, compares SHA-256 with H, and opens a channel whose configuration's salt is H:")
 	inputs := jsonv.Obj("payerAuthorizer", key.Address().Hex(), "deposit", "100000")
 	opened, err := g.Transact(ctx, doc, evm.BatchID, wallet, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
-		return fail(exitDeclined, "not opened:", err)
+		return fail("not opened:", err)
 	}
 	hold, err := g.OpenChannel(opened.Bytes, evm.BatchID, opened.Signed, nil)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("   signer calls: %d, a batch: the deposit (EIP-3009 ReceiveWithAuthorization of 100000) and the first voucher (1000)", wallet.n)
 	say("   channel %s (its EIP-712 id commits to H = %s)", hold.Channel, hold.H)
 	status, _, err := get(x402.EncodeHeader(opened.Signed))
 	if err != nil || status != http.StatusOK {
-		return fail(exitFailure, "the seller refused the opening:", seller.lastErr)
+		return fail("the seller refused the opening:", seller.lastErr)
 	}
 	say("   the seller recovered both signatures and recomputed the channel id from H: 200")
 	hold, _ = gate.RecordCharge(hold, "1000")
@@ -296,14 +297,18 @@ func demoBatch(stdout, stderr io.Writer) int {
 	before := wallet.n
 	next, err := g.Within(ctx, doc, hold, evm.BatchID, wallet, nil, nil)
 	if err != nil {
-		return fail(exitDeclined, "no voucher:", err)
+		return fail("no voucher:", err)
 	}
 	status, _, err = get(x402.EncodeHeader(next.Signed))
 	if err != nil || status != http.StatusOK {
-		return fail(exitFailure, "the seller refused the voucher:", seller.lastErr)
+		return fail("the seller refused the voucher:", seller.lastErr)
 	}
 	hold, _ = gate.RecordCharge(next.Hold, "2000")
 	say("   signer calls: %d; the seller recovered the voucher to the authorizer and answered 200; charged %s of %s signed", wallet.n-before, hold.Charged, hold.SignedMax)
+	if err := s.KeepPayment(opened.Bytes, x402.EncodeHeader(firstDoc), opened.Signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(hold.Charged, 6, "USDC", "eip155:84532") + " in two vouchers, from a deposit of 0.1 USDC")
 	say("4. the seller's next 402 advertises other terms' hash")
 	seller.SetATR(append(append([]byte(nil), demoATR...), ' '))
 	_, doc, _ = get("")
@@ -311,10 +316,8 @@ func demoBatch(stdout, stderr io.Writer) int {
 	_, err = g.Within(ctx, doc, hold, evm.BatchID, wallet, nil, nil)
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail(exitFailure, "the changed terms were not declined:", err)
+		return fail("the changed terms were not declined:", err)
 	}
 	say("   declined %s (%s); signer calls for it: %d", d.Code, d.Detail, wallet.n-before)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	return nil
 }

@@ -1,46 +1,47 @@
 package main
 
 import (
-	"fmt"
-	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/settledemo"
+	"github.com/termsgate/termsgate/rails/evm"
 )
 
 // TestDemoSettle runs `demo --settle` with the in-process chain linked in, as
 // a binary built with -tags simchain has it (tests may compile go-ethereum's
 // node; the default binary does not): the landed AuthorizationUsed log
-// carries H.
+// carries H, and the closing line says what was paid and settled.
 func TestDemoSettle(t *testing.T) {
-	code, _, errs := runCLI(t, "", "demo", "--settle", "--rail", "mpp-tempo")
-	if code != exitUsage || !strings.Contains(errs, "--settle settles the x402 rail") {
-		t.Fatalf("--settle with another rail: exit %d: %s", code, errs)
-	}
-	if settleDemo == nil {
+	if r, _ := demo.Lookup(evm.ExactEIP3009ID); r.Settle == nil {
 		code, _, errs := runCLI(t, "", "demo", "--settle")
 		if code != exitUsage || !strings.Contains(errs, "-tags simchain") {
 			t.Fatalf("a binary without the chain: exit %d: %s", code, errs)
 		}
-		settleDemo = func(stdout, stderr io.Writer) int {
-			if err := settledemo.Run(stdout, demoATR, demoBody); err != nil {
-				fmt.Fprintln(stderr, err)
-				return exitFailure
-			}
-			return exitOK
-		}
-		defer func() { settleDemo = nil }()
 	}
-	code, out, errs := runCLI(t, "", "demo", "--settle")
+	settledemo.Register()
+	code, _, errs := runCLI(t, "", "demo", "--settle", "--rail", "mpp-tempo")
+	if code != exitUsage || !strings.Contains(errs, "--settle settles x402/exact/eip155/eip3009, not mpp/charge/tempo/memo") {
+		t.Fatalf("--settle with another rail: exit %d: %s", code, errs)
+	}
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "", "demo", "--settle", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("demo --settle exit %d: %s\n%s", code, errs, out)
 	}
-	h := atr.Sum(demoATR).String()
-	for _, want := range []string{"landed in block", "with status 1", "log AuthorizationUsed(", "nonce " + h + ")", "read back from the transaction alone (rails/evm Recover): " + h, "authorization is used"} {
+	h := atr.Sum(demo.ATR).String()
+	for _, want := range []string{"landed in block", "with status 1", "log AuthorizationUsed(", "nonce " + h + ")",
+		"read back from the transaction alone (rails/evm Recover): " + h, "authorization is used",
+		"paid 0.01 USDC (10000 atomic units) on eip155:1337 (settled in block "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo --settle output lacks %q:\n%s", want, out)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "payment")); err != nil {
+		t.Errorf("demo --settle --out kept no payment: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/sorobansim"
 	"github.com/termsgate/termsgate/internal/stellarseller"
@@ -20,36 +21,37 @@ import (
 	"github.com/termsgate/termsgate/signer"
 )
 
-func init() { demos["stellar"] = demoStellar }
+func init() {
+	demo.Register(demo.Row{Pairing: stellar.ExactID, Aliases: []string{"stellar"},
+		About: "a Soroban token transfer to the seller muxed with H's first 8 bytes; inputs from a loopback Soroban RPC", Run: demoStellar})
+}
 
 // demoStellar pays an x402 seller on Stellar (x402/exact/stellar): the
 // payTo is the seller's muxed address whose id is H's first 8 bytes, the
 // buyer's inputs come from a Soroban RPC (a loopback simulator), and the
 // payer signs only the authorization of that one transfer.
-func demoStellar(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
+func demoStellar(ctx context.Context, s *demo.Session) error {
+	say, fail := demoPrinters(s)
 	const ledger = 988
 	node := &sorobansim.Server{Ledger: ledger, Nonce: time.Now().UnixNano(), ResourceFee: 45_000}
 	rpcSrv, err := loopback.Start(node)
 	if err != nil {
-		return fail(exitFailure, "cannot start the local Soroban RPC:", err)
+		return fail("cannot start the local Soroban RPC:", err)
 	}
 	defer rpcSrv.Close()
 	seller := stellarseller.New(demoATR, []byte(`{"report":"XLM/USD 0.4321","as_of":"2026-12-01"}`), func() uint32 { return ledger })
 	srv, err := loopback.Start(seller)
 	if err != nil {
-		return fail(exitFailure, "cannot start the local seller:", err)
+		return fail("cannot start the local seller:", err)
 	}
 	defer srv.Close()
 	client := srv.Client()
 	payer, err := signer.StellarFromSecret(signer.StellarDevSeed, stellar.Testnet)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	rpc := &sorobanrpc.Client{URL: rpcSrv.URL("localhost", "/"), HTTP: rpcSrv.Client()}
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
-	ctx := context.Background()
 
 	say("termsgate demo (x402 on Stellar): a seller on %s (TLS, loopback only) sells %s", srv.Listener.Addr(), seller.ResourceURL())
 	say("payer: %s (the vectors' published seed 05×32; never hold value with it)", payer.Account())
@@ -57,16 +59,16 @@ func demoStellar(stdout, stderr io.Writer) int {
 	say("1. GET %s", seller.ResourceURL())
 	resp, err := client.Get(seller.ResourceURL())
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	drain(resp)
 	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 	if err != nil {
-		return fail(exitFailure, "the seller's PAYMENT-REQUIRED:", err)
+		return fail("the seller's PAYMENT-REQUIRED:", err)
 	}
 	offer, err := g.Read(doc, stellar.ExactID)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	payTo, _ := jsonv.AsString(path(offer.Options[0], "payTo"))
 	m, _ := stellar.DecodeMuxed(payTo)
@@ -76,7 +78,7 @@ func demoStellar(stdout, stderr io.Writer) int {
 	say("2. the buyer's inputs from Soroban RPC at %s: simulateTransaction of that transfer, getLatestLedger", rpc.URL)
 	inputs, err := rpc.Inputs(ctx, stellar.ExactID, doc, payer.Account())
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("   %d RPC calls; the simulation returned the payer's address authorization, ledger %d", node.Calls.Load(), ledger)
 	say("")
@@ -85,7 +87,7 @@ func demoStellar(stdout, stderr io.Writer) int {
 	wallet := &countingSigner{Signer: payer}
 	res, err := g.Transact(ctx, doc, stellar.ExactID, wallet, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
-		return fail(exitDeclined, "declined:", err)
+		return fail("declined:", err)
 	}
 	say("   fetched %d bytes; SHA-256 = %s: matches; signer calls: %d", len(res.Bytes), res.H, wallet.n)
 	header := x402.EncodeHeader(res.Signed)
@@ -95,15 +97,20 @@ func demoStellar(stdout, stderr io.Writer) int {
 	req.Header.Set("PAYMENT-SIGNATURE", header)
 	paid, err := client.Do(req)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	body, _ := io.ReadAll(io.LimitReader(paid.Body, 1<<16))
 	paid.Body.Close()
 	if paid.StatusCode != http.StatusOK {
-		return fail(exitFailure, fmt.Sprintf("the seller refused the payment (%d):", paid.StatusCode), seller.LastRejection())
+		return fail(fmt.Sprintf("the seller refused the payment (%d):", paid.StatusCode), seller.LastRejection())
 	}
 	say("   the seller read the envelope with the Stellar SDK, checked the muxed id is H's, the token and amount,")
 	say("   and %s's Ed25519 signature over the authorization preimage, and answered %d: %s", seller.Payer(), paid.StatusCode, body)
+	if err := s.KeepPayment(res.Bytes, resp.Header.Get("PAYMENT-REQUIRED"), res.Signed); err != nil {
+		return err
+	}
+	amount, _ := seller.Option.GetString("amount")
+	s.Paid(demo.Amount(amount, -1, "the token "+stellarseller.Asset, stellar.Testnet))
 	say("")
 	say("5. the same seller now serves other bytes at the link while its 402 still advertises H")
 	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
@@ -111,11 +118,9 @@ func demoStellar(stdout, stderr io.Writer) int {
 	_, err = g.Transact(ctx, doc, stellar.ExactID, calls, &gate.TransactOptions{Inputs: inputs})
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail(exitFailure, "the changed terms were not declined:", err)
+		return fail("the changed terms were not declined:", err)
 	}
 	say("   declined %s: %s", d.Code, d.Detail)
 	say("   signer calls for it: %d", calls.n)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	return nil
 }

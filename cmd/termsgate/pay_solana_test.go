@@ -1,14 +1,13 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"testing"
 
-	solanago "github.com/gagliardetto/solana-go"
 
+	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/solanaseller"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
@@ -21,11 +20,9 @@ import (
 // payment with solana-go, serves the resource; a --max-payable shorter than
 // that lifetime still refuses it, unsigned.
 func TestPaySolanaExactDefaultPolicy(t *testing.T) {
-	seed, _ := hex.DecodeString(solanaFeeSeed)
-	seller := &solanaSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed)), body: []byte(`{"report":"paid"}`)}
-	seller.SetATR(demoATR)
-	node := &solanarpc.Node{Slot: 341000000, Blockhash: solanaBlockhash, LastValid: 320000150,
-		Mints: map[string]solanarpc.NodeMint{solanaMint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
+	seller := solanaseller.NewExact(demo.ATR, []byte(`{"report":"paid"}`))
+	node := &solanarpc.Node{Slot: 341000000, Blockhash: solanaseller.Blockhash, LastValid: 320000150,
+		Mints: map[string]solanarpc.NodeMint{solanaseller.Mint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
 	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Host, "localhost") {
 			node.ServeHTTP(w, r)
@@ -40,13 +37,13 @@ func TestPaySolanaExactDefaultPolicy(t *testing.T) {
 	old := payClient
 	payClient = func(bool) *http.Client { return srv.Client() }
 	defer func() { payClient = old }()
-	args := []string{"pay", "--dev-key", "--network", solanaDevnet, "--solana-rpc", "https://localhost/", "--max-amount", "1000"}
+	args := []string{"pay", "--dev-key", "--network", solanaseller.Devnet, "--solana-rpc", "https://localhost/", "--max-amount", "1000"}
 	code, out, errs := runCLI(t, "", append(args, "--max-payable", "5m", "https://api.seller.example/v1/report")...)
-	if code != exitDeclined || !strings.Contains(out+errs, "policy/payable-too-long") || seller.landed != "" {
+	if code != exitDeclined || !strings.Contains(out+errs, "policy/payable-too-long") || seller.Landed() != "" {
 		t.Fatalf("a payment payable past --max-payable: exit %d %s %s", code, out, errs)
 	}
 	code, out, errs = runCLI(t, "", append(args, "https://api.seller.example/v1/report")...)
-	if code != exitOK || out != `{"report":"paid"}` || seller.landed == "" {
+	if code != exitOK || out != `{"report":"paid"}` || seller.Landed() == "" {
 		t.Fatalf("pay exit %d: %s\n%s", code, out, errs)
 	}
 }

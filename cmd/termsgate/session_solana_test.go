@@ -14,21 +14,6 @@ import (
 	"github.com/termsgate/termsgate/vectors"
 )
 
-// The session demo opens a channel whose salt carries H, pays two
-// vouchers the seller verifies with solana-go, closes, and then declines
-// changed terms with no signer call.
-func TestDemoSessionSolana(t *testing.T) {
-	code, out, errs := runCLI(t, "", "demo", "--rail", "session-solana")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s %s", code, out, errs)
-	}
-	for _, want := range []string{"a voucher for a cumulative 50", "closed at the recorded charge 50", "declined hash-mismatch; signer calls for it: 0"} {
-		if !strings.Contains(out, want) {
-			t.Fatalf("no %q in:\n%s", want, out)
-		}
-	}
-}
-
 // TestSolanaSessionCommands: the opening paid with transact (the published
 // seed), inspected, held, a voucher signed inside the channel, the charge
 // recorded, the channel closed.

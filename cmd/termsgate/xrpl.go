@@ -13,6 +13,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
@@ -45,7 +46,8 @@ func init() {
 		},
 		plain: true,
 	}
-	demos["xrpl"] = demoXRPL
+	demo.Register(demo.Row{Pairing: xrpl.ExactID, Aliases: []string{"xrpl"},
+		About: "1 XRP: a Payment whose InvoiceID is SHA-256 of lcp:sha256:H; fee, sequence and last ledger from a loopback rippled", Run: demoXRPL})
 }
 
 // xrplDemoSeller sells one resource for XRP under x402/exact/xrpl. It checks
@@ -143,24 +145,23 @@ func (s *xrplDemoSeller) check(header string) (string, error) {
 // their hash, takes the fee, sequence and last ledger from a rippled
 // JSON-RPC endpoint (a loopback stand-in), signs a Payment whose InvoiceID
 // binds the terms, and the seller verifies all of it.
-func demoXRPL(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
+func demoXRPL(ctx context.Context, s *demo.Session) error {
+	say, fail := demoPrinters(s)
 	payer, err := signer.XRPLDev("xrpl:1")
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	seller := &xrplDemoSeller{payTo: "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN", network: "xrpl:1", amount: "1000000"}
 	seller.SetATR(demoATR)
 	srv, err := loopback.Start(seller)
 	if err != nil {
-		return fail(exitFailure, "cannot start the local seller:", err)
+		return fail("cannot start the local seller:", err)
 	}
 	defer srv.Close()
 	ledger := &xrplrpc.Ledger{Current: 90_000_000, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer.Address(): 7}}
 	rippled, err := loopback.Start(ledger, "rippled.example")
 	if err != nil {
-		return fail(exitFailure, "cannot start the local ledger:", err)
+		return fail("cannot start the local ledger:", err)
 	}
 	defer rippled.Close()
 	inputs := &xrplrpc.Inputs{Client: &xrplrpc.Client{URL: "https://rippled.example/", HTTP: rippled.Client()}, Account: payer.Address()}
@@ -169,8 +170,10 @@ func demoXRPL(stdout, stderr io.Writer) int {
 		Network: "xrpl:1", Asset: "XRP", MaxAmount: big.NewInt(2_000_000), Budget: big.NewInt(10_000_000), // 2 XRP a payment, 10 in all
 	}}})
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
+	var signed jsonv.Value
+	var terms []byte
 	transport := &pay.Transport{
 		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
 		Signer: wallet, Policy: policy, Inputs: inputs.For,
@@ -183,6 +186,7 @@ func demoXRPL(stdout, stderr io.Writer) int {
 				return nil
 			},
 			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
+				signed, terms = r.Signed, r.ATR
 				blob, _ := jsonv.AsString(path(r.Signed, "payload", "signedTxBlob"))
 				tx, _ := xrpl.DecodePresented(blob)
 				inv, _ := tx.Fields.JSON().GetString("InvoiceID")
@@ -198,9 +202,10 @@ func demoXRPL(stdout, stderr io.Writer) int {
 	say("")
 	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link, and the option's invoiceId", url)
 	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, asks the policy, and only then signs")
-	resp, err := client.Get(url)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := client.Do(req)
 	if err != nil {
-		return fail(exitDeclined, "not paid:", err)
+		return fail("not paid:", err)
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
@@ -208,10 +213,14 @@ func demoXRPL(stdout, stderr io.Writer) int {
 	rejected, paidHash := seller.rejected, seller.paidHash
 	seller.mu.Unlock()
 	if resp.StatusCode != http.StatusOK {
-		return fail(exitFailure, fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), rejected)
+		return fail(fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), rejected)
 	}
 	say("   the seller decoded the blob canonically, verified the signature, took its hash %s,", paidHash)
 	say("   checked InvoiceID = SHA-256(lcp:sha256:H), 1000000 drops to %s, and answered %d: %s", seller.payTo, resp.StatusCode, body)
+	if err := s.KeepPayment(terms, x402.EncodeHeader(seller.required()), signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(seller.amount, 6, "XRP", seller.network))
 	say("")
 	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
 	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
@@ -219,13 +228,11 @@ func demoXRPL(stdout, stderr io.Writer) int {
 	_, err = client.Get(url)
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail(exitFailure, "the changed terms were not declined:", err)
+		return fail("the changed terms were not declined:", err)
 	}
 	say("   declined %s: %s", d.Code, d.Detail)
 	say("   signer calls for it: %d; nothing was sent", wallet.n-before)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	return nil
 }
 
 // xrplFlags give the XRPL pairings their buyer inputs from a rippled

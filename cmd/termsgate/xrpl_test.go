@@ -22,13 +22,13 @@ import (
 )
 
 func TestDemoXRPL(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := demoXRPL(&out, &errOut); code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
+	code, out, errs := runCLI(t, "", "demo", "--rail", "xrpl")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
-	for _, want := range []string{"answered 200", "declined hash-mismatch", "signer calls for it: 0"} {
-		if !strings.Contains(out.String(), want) {
-			t.Fatalf("no %q in\n%s", want, out.String())
+	for _, want := range []string{"answered 200", "declined hash-mismatch", "signer calls for it: 0", "paid 1 XRP (1000000 atomic units) on xrpl:1"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in\n%s", want, out)
 		}
 	}
 }

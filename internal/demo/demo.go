@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -24,6 +25,10 @@ type Row struct {
 	// that is a *gate.Decline is a decline (exit 1); any other is a failure
 	// (exit 3).
 	Run func(ctx context.Context, s *Session) error
+	// Settle, when set, is the row settled on an in-process chain
+	// (`demo --settle`). It is set by SetSettle from a package the default
+	// binary leaves out (internal/settledemo, -tags simchain).
+	Settle func(ctx context.Context, s *Session) error
 }
 
 // Session is what a running row reports to.
@@ -85,6 +90,19 @@ func Register(r Row) {
 	}
 }
 
+// SetSettle gives the row for pairing its settled run; the row must be
+// registered first (a package that settles imports the row's package).
+func SetSettle(pairing string, run func(ctx context.Context, s *Session) error) {
+	mu.Lock()
+	defer mu.Unlock()
+	r, ok := table[pairing]
+	if !ok {
+		panic("demo: no row for " + pairing + " to settle")
+	}
+	r.Settle = run
+	table[pairing] = r
+}
+
 // Rows returns every row, sorted by pairing id.
 func Rows() []Row {
 	mu.Lock()
@@ -106,4 +124,18 @@ func Lookup(name string) (Row, bool) {
 	}
 	r, ok := table[name]
 	return r, ok
+}
+
+// Play runs the row named name (its id or an alias) with its story in a
+// buffer, keeping files in dir when dir is not "": what a row's own test
+// calls. It returns the story and what the row said it paid.
+func Play(ctx context.Context, name, dir string) (story, paid string, err error) {
+	r, ok := Lookup(name)
+	if !ok {
+		return "", "", fmt.Errorf("demo: no row %q", name)
+	}
+	var b strings.Builder
+	s := &Session{Out: &b, Dir: dir}
+	err = r.Run(ctx, s)
+	return b.String(), s.PaidText(), err
 }

@@ -5,23 +5,25 @@
 // landed AuthorizationUsed log.
 //
 // It compiles go-ethereum's whole node, which the termsgate binary leaves out
-// by default (internal/depcheck): the CLI links it only when built with
-// -tags simchain (cmd/termsgate/demo_settle_simchain.go), and its tests
-// link it always.
+// by default (internal/depcheck): Register gives the x402 demo row its
+// settled run, and internal/demo/rows calls it only in a binary built with
+// -tags simchain; tests call it themselves.
 package settledemo
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/eip3009token"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/simchain"
@@ -29,16 +31,24 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
-// Run pays a loopback seller of terms for body, has it settle on the
-// simulated chain, and prints each step to stdout. An error means the demo
-// did not show what it promises.
-func Run(stdout io.Writer, terms, body []byte) error {
-	start := time.Now()
-	ctx := context.Background()
-	say := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+var once sync.Once
+
+// Register makes `termsgate demo --settle` run Settle for the x402 row
+// (x402/exact/eip155/eip3009). Calling it again does nothing.
+func Register() {
+	once.Do(func() { demo.SetSettle(evm.ExactEIP3009ID, Settle) })
+}
+
+// Settle pays a loopback seller of the demo's terms, has it settle on the
+// simulated chain, and tells each step to s. An error means the demo did
+// not show what it promises.
+func Settle(ctx context.Context, s *demo.Session) error {
+	terms, body := demo.ATR, x402seller.DemoBody
+	say := s.Say
 	fail := func(what string, err error) error { return fmt.Errorf("%s: %w", what, err) }
 	payer, err := signer.FromHex(signer.AnvilKey, simchain.Network)
 	if err != nil {
@@ -71,12 +81,12 @@ func Run(stdout io.Writer, terms, body []byte) error {
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
 		Signer: payer,
 	})
-	resp, err := client.Get(seller.ResourceURL())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, seller.ResourceURL(), nil)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fail("not paid", err)
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	resp.Body.Close()
+	demo.Read(resp)
 	res := pay.ResultOf(resp)
 	if resp.StatusCode != http.StatusOK || res == nil || res.Settlement == nil {
 		return fmt.Errorf("the seller refused the payment (%d): %v", resp.StatusCode, seller.LastRejection())
@@ -121,7 +131,13 @@ func Run(stdout io.Writer, terms, body []byte) error {
 		return errors.New("the replayed payment settled")
 	}
 	say("   refused by the token: %v", err)
-	say("")
-	say("paid and settled on chain in %s, offline.", time.Since(start).Round(time.Millisecond))
+	offer, err := seller.Required()
+	if err != nil {
+		return err
+	}
+	if err := s.KeepPayment(res.ATR, x402.EncodeHeader(offer), res.Signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(res.Summary.Amount.String(), 6, "USDC", simchain.Network) + " (settled in block " + strconv.FormatUint(landed.Block, 10) + ")")
 	return nil
 }

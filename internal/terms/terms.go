@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/x402"
 )
 
 // Record is a seller's published ATR. The zero value serves no bytes; call
@@ -90,4 +92,35 @@ func hostOnly(host string) string {
 		return host[:i]
 	}
 	return host
+}
+
+// ServeX402 answers an x402 seller's resource: a PAYMENT-SIGNATURE that
+// accept takes gets body; anything else gets 402 with required's document
+// and, after a refused payment, the reason as {"error": …}. Each payment's
+// outcome is stored in *last under mu, for the seller's LastRejection.
+func ServeX402(w http.ResponseWriter, r *http.Request, mu *sync.Mutex, last *error,
+	accept func(header string) error, required func() (*jsonv.Object, error), body []byte) {
+	var refused error
+	if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
+		refused = accept(header)
+		mu.Lock()
+		*last = refused
+		mu.Unlock()
+		if refused == nil {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+			return
+		}
+	}
+	doc, err := required()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusPaymentRequired)
+	if refused != nil {
+		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
+	}
 }

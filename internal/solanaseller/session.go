@@ -1,4 +1,4 @@
-package main
+package solanaseller
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	solanago "github.com/gagliardetto/solana-go"
 
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
@@ -22,14 +23,17 @@ import (
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 )
 
-func init() { demos["session-solana"] = demoSessionSolana }
+func init() {
+	demo.Register(demo.Row{Pairing: solana.SessionID, Aliases: []string{"session-solana"},
+		About: "a channel opened with H in its salt, two vouchers, the close; verified with solana-go", Run: demoSessionSolana})
+}
 
 // The session demo's price per request, in atomic units of the mint.
 const sessionPrice = 25
 
 var channelProgram = solanago.MustPublicKeyFromBase58(solana.ChannelProgram.String())
 
-// sessionSeller sells under mpp/session/solana and checks each credential
+// Session sells under mpp/session/solana and checks each credential
 // as the chain and its channel program would, with solana-go (an
 // implementation independent of the gate's): the opening's payer signature
 // over the message, its one open instruction whose salt is H's first 8
@@ -38,7 +42,7 @@ var channelProgram = solanago.MustPublicKeyFromBase58(solana.ChannelProgram.Stri
 // it co-signs as fee payer and verifies every signature. A voucher must be
 // the open's voucher signer's Ed25519 signature over 56 01 ‖ channel ‖
 // cumulative ‖ 0, for what it accepted before plus the price.
-type sessionSeller struct {
+type Session struct {
 	terms.Record
 	feePayer solanago.PrivateKey
 	node     *solanarpc.Node
@@ -56,11 +60,11 @@ type sessionSeller struct {
 
 // challenge is the seller's 402: the session challenge placed for its
 // terms, naming the open channel once there is one.
-func (s *sessionSeller) challenge() (*jsonv.Object, error) {
+func (s *Session) challenge() (*jsonv.Object, error) {
 	details := jsonv.Obj("channelProgram", solana.ChannelProgram.String(), "decimals", 6, "feePayer", true,
 		"feePayerKey", s.feePayer.PublicKey().String(), "gracePeriodSeconds", 900, "network", "devnet",
 		"recentBlockhash", s.node.Blockhash, "recentSlot", strconv.FormatUint(s.node.Slot, 10))
-	request := jsonv.Obj("amount", strconv.Itoa(sessionPrice), "currency", solanaMint, "methodDetails", details, "recipient", solanaPayTo)
+	request := jsonv.Obj("amount", strconv.Itoa(sessionPrice), "currency", Mint, "methodDetails", details, "recipient", PayTo)
 	c := jsonv.Obj("realm", "api.seller.example", "method", "solana", "intent", "session",
 		"request", mpp.EncodeObject(request), "expires", s.expires)
 	h := s.Hash()
@@ -82,7 +86,7 @@ func (s *sessionSeller) challenge() (*jsonv.Object, error) {
 	return placed, nil
 }
 
-func (s *sessionSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Session) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
 		if auth := r.Header.Get("Authorization"); auth != "" {
 			err := s.accept(auth)
@@ -105,7 +109,7 @@ func (s *sessionSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *sessionSeller) accept(auth string) error {
+func (s *Session) accept(auth string) error {
 	cred, err := mpp.ParseHeader(auth)
 	if err != nil {
 		return err
@@ -123,7 +127,7 @@ func (s *sessionSeller) accept(auth string) error {
 // u64 reads 8 little-endian bytes at b[at:].
 func u64(b []byte, at int) uint64 { return binary.LittleEndian.Uint64(b[at : at+8]) }
 
-func (s *sessionSeller) open(payload *jsonv.Object) error {
+func (s *Session) open(payload *jsonv.Object) error {
 	tx, err := solanago.TransactionFromBase64(mpp.String(payload, "transaction"))
 	if err != nil {
 		return fmt.Errorf("solana-go cannot read the opening: %w", err)
@@ -156,7 +160,7 @@ func (s *sessionSeller) open(payload *jsonv.Object) error {
 	switch {
 	case !bytes.Equal(ix.Data[1:9], h[:8]):
 		return errors.New("the salt is not the hash of these terms")
-	case payee.String() != solanaPayTo || mint.String() != solanaMint:
+	case payee.String() != PayTo || mint.String() != Mint:
 		return errors.New("the channel is not to this payee in this mint")
 	case !account(1).Equals(s.feePayer.PublicKey()):
 		return errors.New("the rent payer is not this seller's fee payer")
@@ -191,7 +195,7 @@ func (s *sessionSeller) open(payload *jsonv.Object) error {
 	return nil
 }
 
-func (s *sessionSeller) voucher(payload *jsonv.Object) error {
+func (s *Session) voucher(payload *jsonv.Object) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.channel == "" || s.closed || mpp.String(payload, "channelId") != s.channel {
@@ -228,20 +232,18 @@ func (s *sessionSeller) voucher(payload *jsonv.Object) error {
 
 // demoSessionSolana opens an mpp/session/solana channel whose salt carries
 // H, pays two more requests with vouchers inside it, and closes it.
-func demoSessionSolana(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
-	node := solanaDemoNode(352114093)
-	seller := &sessionSeller{feePayer: solanaDemoFeePayer(), node: node,
+func demoSessionSolana(ctx context.Context, s *demo.Session) error {
+	say, fail := s.Say, demo.Fail
+	node := DemoNode(352114093)
+	seller := &Session{feePayer: FeePayer(), node: node,
 		body: []byte(`{"completion":"SOL/USD 212.40","as_of":"2026-12-01"}`), expires: time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)}
-	seller.SetATR(demoATR)
+	seller.SetATR(demo.ATR)
 	rig, err := startSolanaRig(node, seller)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	defer rig.srv.Close()
 	srv, client, key, payer, g, rpc := rig.srv, rig.client, rig.key, rig.wallet, rig.gate, rig.rpc
-	ctx := context.Background()
 
 	const resource = "https://api.seller.example/v1/complete"
 	get := func(auth string) (*http.Response, []byte, error) {
@@ -288,80 +290,82 @@ func demoSessionSolana(stdout, stderr io.Writer) int {
 	say("1. GET %s", resource)
 	openDoc, err := challenge()
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	doc := openDoc
 	offer, err := g.Read(doc, solana.SessionID)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("   402 with a Payment challenge for %s; advertised H = %s", solana.SessionID, offer.H)
 	inputs, err := rpc.SessionInputsFor(ctx, solana.SessionID, doc, key.Account())
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("2. the mint's token program from a Solana JSON-RPC node (getAccountInfo): %s", jsonv.Marshal(inputs))
 	say("   the gate fetches the terms, compares SHA-256 with H, builds the open with salt = H's first 8 bytes, and signs")
 	opened, err := g.Transact(ctx, doc, solana.SessionID, payer, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
-		return fail(exitDeclined, "not opened:", err)
+		return fail("not opened:", err)
 	}
 	in, _ := solana.Session{}.Inspect(opened.Signed)
-	say("   signed (signer calls: %d): channel %s, deposit %s", payer.n, mpp.String(in, "channel"), mpp.String(in, "deposit"))
+	say("   signed (signer calls: %d): channel %s, deposit %s", payer.Calls(), mpp.String(in, "channel"), mpp.String(in, "deposit"))
 	body, err := present(opened.Signed)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("3. the seller read the opening with solana-go: the payer's signature, the salt against its terms' hash, the")
 	say("   deposit, payee, mint and the channel address its seeds derive; co-signed as fee payer; answered: %s", body)
 	hold, err := g.OpenChannel(opened.Bytes, solana.SessionID, opened.Signed, nil)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("   held: the terms, the opening and channel %s; this first request is served on the deposit", hold.Channel)
 	say("")
 	for i := 0; i < 2; i++ {
 		doc, err := challenge()
 		if err != nil {
-			return fail(exitFailure, err)
+			return fail(err)
 		}
 		r, err := g.Within(ctx, doc, hold, solana.SessionID, payer, nil, nil)
 		if err != nil {
-			return fail(exitDeclined, "no voucher:", err)
+			return fail("no voucher:", err)
 		}
-		v := path(r.Signed.(*jsonv.Object), "payload", "voucher", "voucher", "cumulativeAmount")
+		v := demo.Path(r.Signed.(*jsonv.Object), "payload", "voucher", "voucher", "cumulativeAmount")
 		say("%d. a challenge naming the channel: a voucher for a cumulative %s, signed without fetching the terms again", 4+i, v)
 		if body, err = present(r.Signed); err != nil {
-			return fail(exitFailure, err)
+			return fail(err)
 		}
 		say("   the seller verified its Ed25519 signature over 56 01 ‖ channel ‖ cumulative ‖ 0 and answered: %s", body)
 		if hold, err = gate.RecordCharge(r.Hold, r.Hold.SignedMax); err != nil {
-			return fail(exitFailure, err)
+			return fail(err)
 		}
 	}
 	doc, err = challenge()
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	closed, err := g.Within(ctx, doc, hold, solana.SessionID, payer, &gate.Refund{}, nil)
 	if err != nil {
-		return fail(exitDeclined, "no close:", err)
+		return fail("no close:", err)
 	}
 	if _, err := present(closed.Signed); err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	say("6. closed at the recorded charge %s; the seller accepted the close", hold.Charged)
+	if err := s.KeepPayment(opened.Bytes, mpp.ChallengeHeader(openDoc[0].(*jsonv.Object)), opened.Signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(hold.Charged, 6, "USDC", Devnet) + " in two vouchers, the channel opened and closed")
 	say("")
 	say("7. the link now serves other bytes while the challenge still advertises H")
-	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
-	before := payer.n
+	seller.Lie(demo.Changed(demo.ATR))
+	before := payer.Calls()
 	_, err = g.Transact(ctx, openDoc, solana.SessionID, payer, &gate.TransactOptions{Inputs: inputs})
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail(exitFailure, "the changed terms were not declined:", err)
+		return fail("the changed terms were not declined:", err)
 	}
-	say("   declined %s; signer calls for it: %d", d.Code, payer.n-before)
-	say("")
-	say("opened, paid twice and closed in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	say("   declined %s; signer calls for it: %d", d.Code, payer.Calls()-before)
+	return nil
 }

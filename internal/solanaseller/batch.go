@@ -1,26 +1,28 @@
-package main
+package solanaseller
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	solanago "github.com/gagliardetto/solana-go"
 
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/x402"
 )
 
-func init() { demos["batch-solana"] = demoBatchSolana }
+func init() {
+	demo.Register(demo.Row{Pairing: solana.BatchID, Aliases: []string{"batch-solana"},
+		About: "a channel whose opening memo carries H: open, a voucher, the close; verified with solana-go", Run: demoBatchSolana})
+}
 
 // solanaBatchPrice is what the Solana channel seller charges a request.
 const solanaBatchPrice = 1000
@@ -32,7 +34,7 @@ type solanaChannel struct {
 	claimable  uint64
 }
 
-// solanaBatchSeller sells each request under x402/batch-settlement/solana
+// Batch sells each request under x402/batch-settlement/solana
 // and checks a payment as its facilitator and the payment-channels program
 // would, with solana-go (an implementation independent of the gate's): the
 // opening's payer signature over the message; its one memo carrying the
@@ -43,7 +45,7 @@ type solanaChannel struct {
 // cumulative amount raised by the price; and a close's request_close by the
 // payer for the held channel. It co-signs what it would send as fee payer
 // and then verifies every signature.
-type solanaBatchSeller struct {
+type Batch struct {
 	terms.Record
 	feePayer solanago.PrivateKey
 	mu       sync.Mutex
@@ -52,10 +54,10 @@ type solanaBatchSeller struct {
 	sent     []string // the transactions co-signed, by signature
 }
 
-func (s *solanaBatchSeller) required() (*jsonv.Object, error) {
+func (s *Batch) required() (*jsonv.Object, error) {
 	h := s.Hash()
-	option := jsonv.Obj("scheme", "batch-settlement", "network", solanaDevnet, "amount", strconv.Itoa(solanaBatchPrice),
-		"asset", solanaMint, "payTo", solanaPayTo, "maxTimeoutSeconds", 300,
+	option := jsonv.Obj("scheme", "batch-settlement", "network", Devnet, "amount", strconv.Itoa(solanaBatchPrice),
+		"asset", Mint, "payTo", PayTo, "maxTimeoutSeconds", 300,
 		"extra", jsonv.Obj("feePayer", s.feePayer.PublicKey().String(), "withdrawDelay", 3600, "tokenProgram", solana.TokenProgram.String()))
 	option, err := solana.PlaceCarrier(option, h)
 	if err != nil {
@@ -65,9 +67,9 @@ func (s *solanaBatchSeller) required() (*jsonv.Object, error) {
 	return x402.Advertise(doc, h, "https://atr.seller.example/"+h.String(), "")
 }
 
-func (s *solanaBatchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Batch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		serveBatchResource(w, r, &s.mu, &s.lastErr, s.accept, s.required, `{"tick":"SOL/USD 212.40"}`)
+		terms.ServeX402(w, r, &s.mu, &s.lastErr, s.accept, s.required, []byte(`{"tick":"SOL/USD 212.40"}`))
 	})
 }
 
@@ -100,7 +102,7 @@ func readSolanaConfig(payload *jsonv.Object) (solanaConfig, error) {
 		return c, errors.New("channelConfig.openSlot is not a slot")
 	}
 	c.openSlot = uint64(slot)
-	if c.mint.String() != solanaMint {
+	if c.mint.String() != Mint {
 		return c, errors.New("the channel is not in this seller's mint")
 	}
 	return c, nil
@@ -109,7 +111,7 @@ func readSolanaConfig(payload *jsonv.Object) (solanaConfig, error) {
 // address is the channel's program-derived address, as the program
 // derives it: seeds "channel", payer, payee (this fee payer), mint, voucher
 // signer, salt and opening slot.
-func (s *solanaBatchSeller) address(c solanaConfig) (solanago.PublicKey, error) {
+func (s *Batch) address(c solanaConfig) (solanago.PublicKey, error) {
 	salt, slot := make([]byte, 8), make([]byte, 8)
 	binary.LittleEndian.PutUint64(salt, c.salt)
 	binary.LittleEndian.PutUint64(slot, c.openSlot)
@@ -167,7 +169,7 @@ func channelIx(tx *solanago.Transaction, pos int) (solanago.CompiledInstruction,
 
 // cosign verifies the payer's signature, signs as fee payer and verifies
 // every signature: what the cluster checks before it runs the transaction.
-func (s *solanaBatchSeller) cosign(tx *solanago.Transaction, payer solanago.PublicKey) error {
+func (s *Batch) cosign(tx *solanago.Transaction, payer solanago.PublicKey) error {
 	msg, err := tx.Message.MarshalBinary()
 	if err != nil {
 		return err
@@ -191,7 +193,7 @@ func (s *solanaBatchSeller) cosign(tx *solanago.Transaction, payer solanago.Publ
 	return nil
 }
 
-func (s *solanaBatchSeller) accept(header string) error {
+func (s *Batch) accept(header string) error {
 	payment, err := x402.DecodeHeader(header)
 	if err != nil {
 		return err
@@ -243,7 +245,7 @@ func (s *solanaBatchSeller) accept(header string) error {
 
 // open checks an opening: the transaction, its memo, its open instruction
 // and the first voucher.
-func (s *solanaBatchSeller) open(payload *jsonv.Object, c solanaConfig, channel solanago.PublicKey) error {
+func (s *Batch) open(payload *jsonv.Object, c solanaConfig, channel solanago.PublicKey) error {
 	deposit, _ := payload.GetObject("deposit")
 	text, _ := deposit.GetString("transaction")
 	amountText, _ := deposit.GetString("amount")
@@ -295,19 +297,17 @@ func (s *solanaBatchSeller) open(payload *jsonv.Object, c solanaConfig, channel 
 // demoBatchSolana opens an x402/batch-settlement/solana channel, pays a
 // second request inside it with a voucher, and closes it, each checked by
 // the seller with solana-go.
-func demoBatchSolana(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
-	seller := &solanaBatchSeller{feePayer: solanaDemoFeePayer()}
-	seller.SetATR(demoATR)
-	node := solanaDemoNode(341000000)
+func demoBatchSolana(ctx context.Context, s *demo.Session) error {
+	say, fail := s.Say, demo.Fail
+	seller := &Batch{feePayer: FeePayer()}
+	seller.SetATR(demo.ATR)
+	node := DemoNode(341000000)
 	rig, err := startSolanaRig(node, seller)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	defer rig.srv.Close()
 	srv, client, key, wallet, g, rpc := rig.srv, rig.client, rig.key, rig.wallet, rig.gate, rig.rpc
-	ctx := context.Background()
 	const resource = "https://api.seller.example/v1/feed"
 	get := func(header string) (int, *jsonv.Object, error) {
 		req, _ := http.NewRequest(http.MethodGet, resource, nil)
@@ -318,7 +318,7 @@ func demoBatchSolana(stdout, stderr io.Writer) int {
 		if err != nil {
 			return 0, nil, err
 		}
-		drain(resp)
+		demo.Read(resp)
 		doc, _ := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 		return resp.StatusCode, doc, nil
 	}
@@ -332,71 +332,74 @@ func demoBatchSolana(stdout, stderr io.Writer) int {
 	say("")
 	say("1. GET %s: 402, %d units a request, paid from a channel", resource, solanaBatchPrice)
 	_, doc, err := get("")
+	firstDoc := doc
 	if err != nil || doc == nil {
-		return fail(exitFailure, "no readable 402:", err)
+		return fail("no readable 402:", err)
 	}
-	inputs, err := rpc.BatchInputs(ctx, solanaMint, key.Key().String())
+	inputs, err := rpc.BatchInputs(ctx, Mint, key.Key().String())
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	inputs.Set("deposit", "100000")
 	say("2. the buyer's chain reads from a Solana JSON-RPC node (the mint's program, getSlot, getLatestBlockhash): %s", jsonv.Marshal(inputs))
 	say("   the gate fetches the terms, compares SHA-256 with H, and opens a channel whose opening memo carries H:")
 	opened, err := g.Transact(ctx, doc, solana.BatchID, wallet, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
-		return fail(exitDeclined, "not opened:", err)
+		return fail("not opened:", err)
 	}
 	hold, err := g.OpenChannel(opened.Bytes, solana.BatchID, opened.Signed, nil)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
-	say("   signer calls: %d, a batch: the open transaction (deposit 100000) and the first voucher (%d)", wallet.n, solanaBatchPrice)
+	say("   signer calls: %d, a batch: the open transaction (deposit 100000) and the first voucher (%d)", wallet.Calls(), solanaBatchPrice)
 	say("   channel %s, H = %s in the opening's memo", hold.Channel, hold.H)
 	if status, _, err := get(x402.EncodeHeader(opened.Signed)); err != nil || status != http.StatusOK {
-		return fail(exitFailure, "the seller refused the opening:", refused(), err)
+		return fail("the seller refused the opening:", refused(), err)
 	}
 	say("   the seller read it with solana-go: payer signature, memo, the channel address derived from the configuration,")
 	say("   the deposit and the voucher signature; co-signed as fee payer: 200")
 	hold, _ = gate.RecordCharge(hold, strconv.Itoa(solanaBatchPrice))
 	say("3. the next request: 402 again; Within signs a voucher for %d in the held channel, nothing fetched", 2*solanaBatchPrice)
 	_, doc, _ = get("")
-	before := wallet.n
+	before := wallet.Calls()
 	next, err := g.Within(ctx, doc, hold, solana.BatchID, wallet, nil, nil)
 	if err != nil {
-		return fail(exitDeclined, "no voucher:", err)
+		return fail("no voucher:", err)
 	}
 	if status, _, err := get(x402.EncodeHeader(next.Signed)); err != nil || status != http.StatusOK {
-		return fail(exitFailure, "the seller refused the voucher:", refused(), err)
+		return fail("the seller refused the voucher:", refused(), err)
 	}
 	hold, _ = gate.RecordCharge(next.Hold, strconv.Itoa(2*solanaBatchPrice))
-	say("   signer calls: %d; the voucher's Ed25519 signature verified for the channel's authorizer: 200; charged %s of %s signed", wallet.n-before, hold.Charged, hold.SignedMax)
+	say("   signer calls: %d; the voucher's Ed25519 signature verified for the channel's authorizer: 200; charged %s of %s signed", wallet.Calls()-before, hold.Charged, hold.SignedMax)
 	say("4. the seller's next 402 advertises other terms' hash")
-	seller.SetATR(append(append([]byte(nil), demoATR...), ' '))
+	seller.SetATR(demo.Changed(demo.ATR))
 	_, changed, _ := get("")
-	before = wallet.n
+	before = wallet.Calls()
 	_, err = g.Within(ctx, changed, hold, solana.BatchID, wallet, nil, nil)
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail(exitFailure, "the changed terms were not declined:", err)
+		return fail("the changed terms were not declined:", err)
 	}
-	say("   declined %s (%s); signer calls for it: %d", d.Code, d.Detail, wallet.n-before)
+	say("   declined %s (%s); signer calls for it: %d", d.Code, d.Detail, wallet.Calls()-before)
 	say("5. the terms are back; the buyer closes the channel (refund {}): a request_close transaction, its blockhash from the node")
-	seller.SetATR(demoATR)
+	seller.SetATR(demo.ATR)
 	_, doc, _ = get("")
 	bh, _, err := rpc.LatestBlockhash(ctx)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
-	before = wallet.n
+	before = wallet.Calls()
 	closed, err := g.Within(ctx, doc, hold, solana.BatchID, wallet, &gate.Refund{}, jsonv.Obj("recentBlockhash", bh))
 	if err != nil {
-		return fail(exitDeclined, "not closed:", err)
+		return fail("not closed:", err)
 	}
 	if status, _, err := get(x402.EncodeHeader(closed.Signed)); err != nil || status != http.StatusOK {
-		return fail(exitFailure, "the seller refused the close:", refused(), err)
+		return fail("the seller refused the close:", refused(), err)
 	}
-	say("   signer calls: %d; the seller verified the payer's signature and co-signed: 200", wallet.n-before)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	say("   signer calls: %d; the seller verified the payer's signature and co-signed: 200", wallet.Calls()-before)
+	if err := s.KeepPayment(opened.Bytes, x402.EncodeHeader(firstDoc), opened.Signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(hold.Charged, 6, "USDC", Devnet) + " in two vouchers, the channel opened and closed")
+	return nil
 }

@@ -1,18 +1,16 @@
-package main
+package solanaseller
 
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
-	solanago "github.com/gagliardetto/solana-go"
-
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -24,9 +22,9 @@ import (
 // the close in one more each, all accepted by a seller that verifies every
 // signature with solana-go; other terms' hash declined unsigned.
 func TestDemoBatchSolanaPaysEndToEnd(t *testing.T) {
-	code, out, errs := runCLI(t, "", "demo", "--rail", "batch-solana")
-	if code != exitOK {
-		t.Fatalf("demo exit %d: %s\n%s", code, errs, out)
+	out, paid, err := demo.Play(context.Background(), "batch-solana", "")
+	if err != nil || paid == "" {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
 	}
 	for _, want := range []string{"signer calls: 1, a batch", "co-signed as fee payer: 200", "verified for the channel's authorizer: 200",
 		"charged 2000 of 2000 signed", "declined hash-mismatch", "signer calls for it: 0", "verified the payer's signature and co-signed: 200"} {
@@ -43,9 +41,8 @@ func TestDemoBatchSolanaPaysEndToEnd(t *testing.T) {
 // or naming another channel; then, after the genuine voucher, a replay of
 // it and of the opening.
 func TestSolanaBatchSellerRefusesTampered(t *testing.T) {
-	seed, _ := hex.DecodeString(solanaFeeSeed)
-	seller := &solanaBatchSeller{feePayer: solanago.PrivateKey(ed25519.NewKeyFromSeed(seed))}
-	seller.SetATR(demoATR)
+	seller := &Batch{feePayer: FeePayer()}
+	seller.SetATR(demo.ATR)
 	srv, err := loopback.Start(seller)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +64,7 @@ func TestSolanaBatchSellerRefusesTampered(t *testing.T) {
 		doc, _ := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 		return resp.StatusCode, string(body), doc
 	}
-	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaDevnet)
+	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, Devnet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +72,14 @@ func TestSolanaBatchSellerRefusesTampered(t *testing.T) {
 	ctx := context.Background()
 	_, _, doc := get(nil)
 	inputs := jsonv.Obj("payerAuthorizer", key.Key().String(), "openSlot", "341000000", "tokenProgram", solana.TokenProgram.String(),
-		"recentBlockhash", solanaBlockhash, "deposit", "100000", "salt", "7")
+		"recentBlockhash", Blockhash, "deposit", "100000", "salt", "7")
 	opened, err := g.Transact(ctx, doc, solana.BatchID, key, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit := func(v jsonv.Value, f func(payload *jsonv.Object)) jsonv.Value {
 		c := jsonv.Clone(v)
-		payload, _ := jsonv.AsObject(path(c, "payload"))
+		payload, _ := jsonv.AsObject(demo.Path(c, "payload"))
 		f(payload)
 		return c
 	}
@@ -93,11 +90,11 @@ func TestSolanaBatchSellerRefusesTampered(t *testing.T) {
 		t.Fatalf("other salt: %d %s", code, body)
 	}
 	// Other terms: the memo carries a hash this seller does not serve.
-	seller.SetATR(append(append([]byte(nil), demoATR...), ' '))
+	seller.SetATR(demo.Changed(demo.ATR))
 	if code, body, _ := get(opened.Signed); code != http.StatusPaymentRequired || !strings.Contains(body, "memo does not carry") {
 		t.Fatalf("other terms: %d %s", code, body)
 	}
-	seller.SetATR(demoATR)
+	seller.SetATR(demo.ATR)
 	if code, body, _ := get(opened.Signed); code != http.StatusOK {
 		t.Fatalf("opening: %d %s", code, body)
 	}

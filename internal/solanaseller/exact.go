@@ -1,4 +1,9 @@
-package main
+// Package solanaseller is the loopback sellers paid on Solana
+// (x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana) and
+// their demo rows. Each checks a payment with solana-go, an implementation
+// independent of the gate's, as the facilitator and the cluster would before
+// running it; none sends anything.
+package solanaseller
 
 import (
 	"bytes"
@@ -12,12 +17,12 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	solanago "github.com/gagliardetto/solana-go"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
@@ -27,25 +32,28 @@ import (
 	"github.com/termsgate/termsgate/signer"
 )
 
-func init() { demos["solana"] = demoSolana }
+func init() {
+	demo.Register(demo.Row{Pairing: solana.ExactID, Aliases: []string{"solana"},
+		About: "a v0 transaction whose one memo carries H, verified with solana-go and co-signed by the fee payer", Run: demoSolana})
+}
 
 // The Solana demo's chain values: the vectors' devnet USDC mint and payee,
 // and a fee payer from the published seed 02×32.
 const (
-	solanaDevnet    = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
-	solanaMint      = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
-	solanaPayTo     = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4"
-	solanaFeeSeed   = "0202020202020202020202020202020202020202020202020202020202020202"
-	solanaBlockhash = "EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k"
+	Devnet    = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+	Mint      = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+	PayTo     = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4"
+	FeeSeed   = "0202020202020202020202020202020202020202020202020202020202020202"
+	Blockhash = "EZ3rST5dvHmbanh75jc4PuLfV96vp9fEYBVeNk4FfM1k"
 )
 
-// solanaSeller sells under x402/exact/solana and checks a payment as its
+// Exact sells under x402/exact/solana and checks a payment as its
 // facilitator would before co-signing and sending it: with solana-go, an
 // implementation independent of the gate's, it decodes the wire, verifies
 // the payer's signature over the message, finds the one memo carrying the
 // hash of the terms it serves and the TransferChecked of its price to its
 // token account, then co-signs as fee payer and verifies every signature.
-type solanaSeller struct {
+type Exact struct {
 	terms.Record
 	feePayer solanago.PrivateKey
 	body     []byte
@@ -54,9 +62,25 @@ type solanaSeller struct {
 	landed   string
 }
 
-func (s *solanaSeller) required() (*jsonv.Object, error) {
+// NewExact returns a seller of body under terms atrBytes, its fee payer the
+// published seed 02×32 (FeePayer).
+func NewExact(atrBytes, body []byte) *Exact {
+	s := &Exact{feePayer: FeePayer(), body: body}
+	s.SetATR(atrBytes)
+	return s
+}
+
+// Landed is the signature of the last transaction the seller co-signed, ""
+// before any.
+func (s *Exact) Landed() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.landed
+}
+
+func (s *Exact) required() (*jsonv.Object, error) {
 	h := s.Hash()
-	option := jsonv.Obj("scheme", "exact", "network", solanaDevnet, "amount", "1000", "asset", solanaMint, "payTo", solanaPayTo,
+	option := jsonv.Obj("scheme", "exact", "network", Devnet, "amount", "1000", "asset", Mint, "payTo", PayTo,
 		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("feePayer", s.feePayer.PublicKey().String()))
 	option, err := solana.PlaceCarrier(option, h)
 	if err != nil {
@@ -66,7 +90,7 @@ func (s *solanaSeller) required() (*jsonv.Object, error) {
 	return x402.Advertise(doc, h, "https://atr.seller.example/"+h.String(), "")
 }
 
-func (s *solanaSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
 		doc, err := s.required()
 		if err != nil {
@@ -89,7 +113,7 @@ func (s *solanaSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *solanaSeller) settle(header string) error {
+func (s *Exact) settle(header string) error {
 	payment, err := x402.DecodeHeader(header)
 	if err != nil {
 		return err
@@ -123,9 +147,9 @@ func (s *solanaSeller) settle(header string) error {
 			}
 		case solana.TokenProgram.String():
 			transfers++
-			dest, _, _ := solanago.FindAssociatedTokenAddress(solanago.MustPublicKeyFromBase58(solanaPayTo), solanago.MustPublicKeyFromBase58(solanaMint))
+			dest, _, _ := solanago.FindAssociatedTokenAddress(solanago.MustPublicKeyFromBase58(PayTo), solanago.MustPublicKeyFromBase58(Mint))
 			if len(ix.Data) != 10 || ix.Data[0] != 12 || binary.LittleEndian.Uint64(ix.Data[1:9]) != 1000 ||
-				len(ix.Accounts) != 4 || !keys[ix.Accounts[2]].Equals(dest) || keys[ix.Accounts[1]].String() != solanaMint {
+				len(ix.Accounts) != 4 || !keys[ix.Accounts[2]].Equals(dest) || keys[ix.Accounts[1]].String() != Mint {
 				return errors.New("the transfer is not the price to the payee's token account")
 			}
 		}
@@ -157,21 +181,21 @@ type solanaRig struct {
 	srv    *loopback.Server
 	client *http.Client
 	key    *signer.Solana
-	wallet *countingSigner
+	wallet *demo.Counting
 	gate   *gate.Gate
 	rpc    *solanarpc.Client
 }
 
-// solanaDemoNode is the loopback node at slot, with the demo's blockhash
+// DemoNode is the loopback node at slot, with the demo's blockhash
 // and mint.
-func solanaDemoNode(slot uint64) *solanarpc.Node {
-	return &solanarpc.Node{Slot: slot, Blockhash: solanaBlockhash, LastValid: 320000150,
-		Mints: map[string]solanarpc.NodeMint{solanaMint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
+func DemoNode(slot uint64) *solanarpc.Node {
+	return &solanarpc.Node{Slot: slot, Blockhash: Blockhash, LastValid: 320000150,
+		Mints: map[string]solanarpc.NodeMint{Mint: {Owner: solana.TokenProgram.String(), Decimals: 6}}}
 }
 
-// solanaDemoFeePayer is the seller's fee payer, from its published seed.
-func solanaDemoFeePayer() solanago.PrivateKey {
-	seed, _ := hex.DecodeString(solanaFeeSeed)
+// FeePayer is the seller's fee payer, from its published seed.
+func FeePayer() solanago.PrivateKey {
+	seed, _ := hex.DecodeString(FeeSeed)
 	return solanago.PrivateKey(ed25519.NewKeyFromSeed(seed))
 }
 
@@ -186,36 +210,35 @@ func startSolanaRig(node *solanarpc.Node, seller http.Handler) (*solanaRig, erro
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the local seller: %w", err)
 	}
-	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaDevnet)
+	key, err := signer.SolanaFromSeedHex(signer.SolanaDevSeed, Devnet)
 	if err != nil {
 		srv.Close()
 		return nil, err
 	}
 	client := srv.Client()
-	return &solanaRig{srv: srv, client: client, key: key, wallet: &countingSigner{Signer: key},
+	return &solanaRig{srv: srv, client: client, key: key, wallet: demo.Count(key),
 		gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: client}},
 		rpc:  &solanarpc.Client{URL: "https://localhost/", HTTP: client}}, nil
 }
 
 // demoSolana pays an x402/exact/solana seller: the memo of the transaction
 // the payer signs carries H, and the seller verifies it with solana-go.
-func demoSolana(stdout, stderr io.Writer) int {
-	start := time.Now()
-	say, fail := demoPrinters(stdout, stderr)
-	seller := &solanaSeller{feePayer: solanaDemoFeePayer(), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
-	seller.SetATR(demoATR)
+func demoSolana(ctx context.Context, s *demo.Session) error {
+	say, fail := s.Say, demo.Fail
+	seller := &Exact{feePayer: FeePayer(), body: []byte(`{"report":"SOL/USD 212.40","as_of":"2026-12-01"}`)}
+	seller.SetATR(demo.ATR)
 	// The buyer's reads of the chain come from a Solana JSON-RPC node (a
 	// loopback stand-in answering in the documented shapes).
-	node := solanaDemoNode(341000000)
+	node := DemoNode(341000000)
 	rig, err := startSolanaRig(node, seller)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	defer rig.srv.Close()
 	srv, client, key, payer, g, rpc := rig.srv, rig.client, rig.key, rig.wallet, rig.gate, rig.rpc
-	inputs, err := rpc.Inputs(context.Background(), solanaMint)
+	inputs, err := rpc.Inputs(ctx, Mint)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 
 	const resource = "https://api.seller.example/v1/report"
@@ -238,46 +261,48 @@ func demoSolana(stdout, stderr io.Writer) int {
 	say("1. GET %s", resource)
 	resp, _, err := get("")
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 	if resp.StatusCode != http.StatusPaymentRequired || err != nil {
-		return fail(exitFailure, "no readable 402:", err)
+		return fail("no readable 402:", err)
 	}
-	say("   402: 1000 atomic units of %s on %s; extra.memo = %s", solanaMint, solanaDevnet, solana.Carrier(seller.Hash()))
+	say("   402: 1000 atomic units of %s on %s; extra.memo = %s", Mint, Devnet, solana.Carrier(seller.Hash()))
 	say("2. the buyer's chain reads from a Solana JSON-RPC node (getAccountInfo of the mint, getLatestBlockhash): %s", jsonv.Marshal(inputs))
 	say("   the gate fetches the terms, compares SHA-256 with H, builds the v0 message with that memo, and signs")
-	paid, err := g.Transact(context.Background(), doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
+	paid, err := g.Transact(ctx, doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
-		return fail(exitDeclined, "not paid:", err)
+		return fail("not paid:", err)
 	}
 	in, _ := solana.Exact{}.Inspect(paid.Signed)
 	hAt, _ := in.GetString("h")
-	say("   signed (signer calls: %d); the transaction's one memo carries H = %s", payer.n, hAt)
+	say("   signed (signer calls: %d); the transaction's one memo carries H = %s", payer.Calls(), hAt)
 	say("3. the same GET with PAYMENT-SIGNATURE")
 	resp, body, err := get(x402.EncodeHeader(paid.Signed))
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(err)
 	}
 	seller.mu.Lock()
 	rejected, landed := seller.lastErr, seller.landed
 	seller.mu.Unlock()
 	if resp.StatusCode != http.StatusOK {
-		return fail(exitFailure, "the seller refused the payment:", rejected)
+		return fail("the seller refused the payment:", rejected)
 	}
 	say("   the seller read the wire with solana-go, verified the payer's signature, the memo, the amount and the")
 	say("   payee's token account, co-signed as fee payer (transaction %s…) and answered %d: %s", landed[:16], resp.StatusCode, bytes.TrimSpace(body))
+	if err := s.KeepPayment(paid.Bytes, x402.EncodeHeader(doc), paid.Signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount("1000", 6, "USDC", Devnet))
 	say("")
 	say("4. the link now serves other bytes while the 402 still advertises H")
-	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
-	before := payer.n
-	_, err = g.Transact(context.Background(), doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
+	seller.Lie(demo.Changed(demo.ATR))
+	before := payer.Calls()
+	_, err = g.Transact(ctx, doc, solana.ExactID, payer, &gate.TransactOptions{Inputs: inputs})
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail(exitFailure, "the changed terms were not declined:", err)
+		return fail("the changed terms were not declined:", err)
 	}
-	say("   declined %s; signer calls for it: %d", d.Code, payer.n-before)
-	say("")
-	say("paid end to end in %s, offline.", time.Since(start).Round(time.Millisecond))
-	return exitOK
+	say("   declined %s; signer calls for it: %d", d.Code, payer.Calls()-before)
+	return nil
 }

@@ -1,0 +1,10 @@
+// Package rows links every demo row into the binary that imports it
+// (cmd/termsgate): one import line per package that registers rows, beside
+// its rail's test seller. Adding a pairing's demo adds its row there and, for
+// a new seller package, one line here.
+package rows
+
+import (
+	_ "github.com/termsgate/termsgate/internal/solanaseller" // x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana
+	_ "github.com/termsgate/termsgate/internal/x402seller"   // x402/exact/eip155/eip3009
+)

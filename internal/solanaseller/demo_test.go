@@ -1,0 +1,39 @@
+package solanaseller
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/termsgate/termsgate/internal/demo"
+)
+
+// The Solana demo: one signature, whose memo carries H; the seller verifies
+// it with solana-go and co-signs; the lying link is declined unsigned.
+func TestDemoExact(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "solana", "")
+	if err != nil || paid != "0.001 USDC (1000 atomic units) on "+Devnet {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"signer calls: 1", "memo carries H = 0x8b1e", "verified the payer's signature", "answered 200",
+		"declined hash-mismatch; signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The session demo opens a channel whose salt carries H, pays two
+// vouchers the seller verifies with solana-go, closes, and then declines
+// changed terms with no signer call.
+func TestDemoSession(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "session-solana", "")
+	if err != nil || !strings.HasPrefix(paid, "0.00005 USDC (50 atomic units) on "+Devnet) {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"a voucher for a cumulative 50", "closed at the recorded charge 50", "declined hash-mismatch; signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("no %q in:\n%s", want, out)
+		}
+	}
+}
