@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/termsgate/termsgate/internal/solanaseller"
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/solanaseller"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/x402"

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/termsgate/termsgate/internal/demo"
-	"github.com/termsgate/termsgate/internal/solanaseller"
 	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/solanaseller"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/solana/solanarpc"
 )
