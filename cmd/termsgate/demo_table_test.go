@@ -31,6 +31,8 @@ var noDemoYet = map[string]bool{
 	"x402/auth-capture/eip155/permit2": true,
 	"mpp/charge/usdc/evm":              true,
 	"mpp/charge/evm/permit2":           true,
+	"mpp/charge/evm/transaction":       true,
+	"mpp/charge/evm/hash":              true,
 }
 
 // Every registered pairing has a demo row, and every row pays: `demo --rail
