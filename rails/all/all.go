@@ -26,6 +26,7 @@ func Default() *rails.Registry {
 		evm.MPPPermit2{},
 		evm.MPPTransaction{},
 		evm.MPPHash{},
+		evm.MPPSession{},
 		evm.Batch{},
 		cloudflare.Batch{},
 		solana.Exact{},

@@ -371,3 +371,153 @@ func FuzzMPPCallCredential(f *testing.F) {
 		})
 	})
 }
+
+const reqSession = `{"amount":"100","currency":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","methodDetails":{"chainId":84532,"credentialTypes":["hash","authorization","permit2"],"escrowContract":"0x1234567890AbcdEF1234567890aBcdef12345678"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`
+
+// openSession runs the session opening through both signer steps (the
+// opening, then the zero voucher) and reads H back.
+func openSession(t testing.TB, s rails.Signer, credentialType string) (rails.Request, jsonv.Value) {
+	t.Helper()
+	p := evm.MPPSession{}
+	read, err := p.Read(placedMPP(t, "evm", "session", reqSession))
+	if err != nil {
+		t.Fatal(err)
+	}
+	choice, err := p.Choose(read, s.Account(), jsonv.Obj("deposit", "5000000", "credentialType", credentialType,
+		"tokenDomain", jsonv.Obj("name", "USDC", "version", "2")), 1790000000, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := p.Build(choice, nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := p.Request(u)
+	funded, err := s.Sign(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := p.Complete(u, funded, rails.Chosen{})
+	if err != nil || next.Next == nil {
+		t.Fatalf("no voucher step (%v)", err)
+	}
+	voucher, err := s.Sign(context.Background(), next.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := p.Complete(u, []jsonv.Value{funded, voucher}, rails.Chosen{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Bound(done.Signed); err != nil || got != h.String() {
+		t.Fatalf("bound %s (%v)", got, err)
+	}
+	return req, done.Signed
+}
+
+// BenchmarkMPPSessionOpen: mpp/session/evm's authorization opening from
+// the placed challenge: the ReceiveWithAuthorization and the zero voucher
+// signed, the credential read back.
+func BenchmarkMPPSessionOpen(b *testing.B) {
+	s := anvil(b, "eip155:84532")
+	b.ReportAllocs()
+	cpu0 := cost.CPU()
+	for b.Loop() {
+		openSession(b, s, "authorization")
+	}
+	b.ReportMetric(float64(cost.CPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkMPPSessionVoucher: one voucher inside the held channel: built
+// from the opening, signed, completed.
+func BenchmarkMPPSessionVoucher(b *testing.B) {
+	s := anvil(b, "eip155:84532")
+	_, opening := openSession(b, s, "authorization")
+	o, _ := jsonv.AsObject(opening)
+	challenge, _ := o.GetObject("challenge")
+	p := evm.MPPSession{}
+	b.ReportAllocs()
+	cpu0 := cost.CPU()
+	for b.Loop() {
+		in, err := p.BuildWithin(rails.Within{Challenge: challenge, Opening: o, Cumulative: big.NewInt(300), Action: rails.WithinVoucher}, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sig, err := s.Sign(context.Background(), in.Requests()[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := in.Complete([]string{sig.(string)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cost.CPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+func TestMPPSessionSummarize(t *testing.T) {
+	p := evm.MPPSession{}
+	s := anvil(t, "eip155:84532")
+	for typ, payee := range map[string]string{
+		"authorization": "0x1234567890AbcdEF1234567890aBcdef12345678", // the escrow: the signed data names no other
+		"permit2":       "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", // the witness's payee
+	} {
+		req, _ := openSession(t, s, typ)
+		g, err := p.Summarize(req)
+		if err != nil || g.Amount.String() != "5000000" || g.Payee != payee || g.Asset != "0x036CbD53842c5426634e7929541eC2318f3dCF7e" || g.PayableUntil.Unix() != 1790000060 {
+			t.Fatalf("%s: grant %+v (%v)", typ, g, err)
+		}
+	}
+	// The hash opening: approve, then open, for the payer's signer to send.
+	read, _ := p.Read(placedMPP(t, "evm", "session", reqSession))
+	choice, _ := p.Choose(read, s.Account(), jsonv.Obj("deposit", "5000000", "credentialType", "hash"), 1, "")
+	u, err := p.Build(choice, nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := p.Request(u)
+	g, err := p.Summarize(req)
+	if err != nil || g.Amount.String() != "5000000" || g.Payee != "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" || !p.Moves(req) {
+		t.Fatalf("hash: grant %+v (%v)", g, err)
+	}
+	// A type the challenge does not list is refused; with none named, the
+	// first listed type a signer signs whole is taken.
+	listed := strings.Replace(reqSession, `["hash","authorization","permit2"]`, `["hash","permit2"]`, 1)
+	read, _ = p.Read(placedMPP(t, "evm", "session", listed))
+	choice, _ = p.Choose(read, s.Account(), jsonv.Obj("deposit", "5000000", "credentialType", "authorization"), 1, "")
+	if _, err := p.Build(choice, nil, h); code(err) != mpp.CodeCredentialTypes {
+		t.Fatalf("an unlisted type: %v", err)
+	}
+	choice, _ = p.Choose(read, s.Account(), jsonv.Obj("deposit", "5000000"), 1, "")
+	u, _ = p.Build(choice, nil, h)
+	req, _ = p.Request(u)
+	if pt := mpp.String(mustObj(req, "typedData"), "primaryType"); pt != "PermitWitnessTransferFrom" {
+		t.Fatalf("default type built %s", pt)
+	}
+}
+
+func mustObj(o *jsonv.Object, k string) *jsonv.Object { v, _ := o.GetObject(k); return v }
+
+// FuzzMPPSessionCredential: mpp/session/evm's read of an opening and of a
+// payment inside the channel, seeded with a real opening.
+func FuzzMPPSessionCredential(f *testing.F) {
+	_, opening := openSession(f, anvil(f, "eip155:84532"), "authorization")
+	f.Add(jsonv.Marshal(opening))
+	f.Add([]byte(`{"challenge":{},"payload":{"action":"voucher","deposit":{"action":"open"}}}`))
+	p := evm.MPPSession{}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v, err := jsonv.Parse(raw)
+		if err != nil {
+			return
+		}
+		cost.Bound(t, len(raw), func() {
+			_, _ = p.Bound(v)
+			_, _ = p.Reference(v)
+			_, _ = p.ChannelKind(v)
+			_, _ = p.ChannelRef(v)
+			_, _, _ = p.NamedChannel(v)
+			if o, ok := jsonv.AsObject(v); ok {
+				_, _ = p.BuildWithin(rails.Within{Challenge: o, Opening: o, Cumulative: big.NewInt(1), Action: rails.WithinVoucher}, h)
+			}
+		})
+	})
+}
