@@ -33,6 +33,7 @@ var noDemoYet = map[string]bool{
 	"mpp/charge/evm/permit2":           true,
 	"mpp/charge/evm/transaction":       true,
 	"mpp/charge/evm/hash":              true,
+	"mpp/session/evm":                  true,
 }
 
 // Every registered pairing has a demo row, and every row pays: `demo --rail
