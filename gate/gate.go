@@ -272,7 +272,10 @@ type Finished struct {
 // signed Tempo transaction, a key authorization's signature) must recover to
 // the address the choice names, and the payment's deadline must not have
 // passed (g.Now): else signer-failed, DetailSignerNotAccount or
-// DetailWindowClosed, and nothing is returned.
+// DetailWindowClosed, and nothing is returned. An answer to an EIP-712
+// request or a key authorization that is no signature at all (not hex,
+// fewer than 65 bytes) is signer-failed DetailSignatureMalformed, its
+// cause saying what it was.
 func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signature jsonv.Value) (*Finished, error) {
 	p, d := g.lookup(pairing)
 	if d != nil {
@@ -282,6 +285,11 @@ func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signatu
 		return nil, decline(ATRTooLarge, DetailTooLarge)
 	}
 	h := atr.Sum(bytes)
+	// A malformed signature is the signer's failure, said as such, not a
+	// payment that does not carry H.
+	if d := checkFinishedForm(p, chosen, bytes, h, signature); d != nil {
+		return nil, d
+	}
 	f, err := finish(p, bytes, h, chosen, signature)
 	if err != nil {
 		return nil, err

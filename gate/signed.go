@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 
@@ -21,7 +22,45 @@ import (
 const (
 	DetailSignerNotAccount = "The signature does not recover to the chosen account."
 	DetailWindowClosed     = "The signed payment's validity window has already closed."
+	// DetailSignatureMalformed: the answer to an EIP-712 request or a key
+	// authorization is not a signature at all (too short, not hex), so it
+	// is the signature that is wrong, not the binding.
+	DetailSignatureMalformed = "The signature is not 0x-prefixed hex of 65 to 8192 bytes (an ECDSA signature is 65: r, s, v)."
 )
+
+// signatureForm checks the form of an answer to req made elsewhere: an
+// eip712 request is answered with 0x hex of 65 (ECDSA) to
+// evm.MaxSignatureBytes (a contract wallet's) bytes, a key authorization
+// with exactly 65. Other requests' answers are left to the pairing.
+func signatureForm(req rails.Request, answer jsonv.Value) *Decline {
+	if req == nil {
+		return nil
+	}
+	most := evm.MaxSignatureBytes
+	switch kind, _ := req.GetString("kind"); kind {
+	case "eip712":
+	case tempo.KindTempoKeyAuthorization:
+		most = 65
+	default:
+		return nil
+	}
+	s, ok := answer.(string)
+	if !ok {
+		return decline(SignerFailed, DetailSignatureMalformed).because(fmt.Errorf("the signature is %.80s, not a string", jsonv.Marshal(answer)))
+	}
+	shown := s
+	if len(shown) > 80 {
+		shown = shown[:80] + "…"
+	}
+	b, ok := evm.HexBytes(s)
+	switch {
+	case !ok:
+		return decline(SignerFailed, DetailSignatureMalformed).because(fmt.Errorf("%q is not 0x and an even number of hex digits", shown))
+	case len(b) < evm.MinSignatureBytes || len(b) > most:
+		return decline(SignerFailed, DetailSignatureMalformed).because(fmt.Errorf("%q is %d bytes", shown, len(b)))
+	}
+	return nil
+}
 
 // checkSigned checks an answer to req whose signer is recoverable: an eip712
 // request answered with a 65-byte signature, a tempo-call answered with a
@@ -129,20 +168,47 @@ func checkFinished(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Has
 	if !evm.IsAddress(from) {
 		return nil
 	}
-	first := signature
-	if list, ok := signature.([]jsonv.Value); ok {
-		if len(list) == 0 {
-			return nil
-		}
-		first = list[0]
-	}
-	u, err := rebuild(p, chosen, bytes, h)
-	if err != nil {
-		return nil // finish declines it
-	}
-	req, err := call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
-	if err != nil {
+	req, first := firstRequest(p, chosen, bytes, h, signature)
+	if req == nil {
 		return nil
 	}
 	return checkSigned(req, first, from, now)
+}
+
+// checkFinishedForm is Finish's check of the first answer's form, before it
+// is joined to the payment: a malformed signature is the signer's failure.
+func checkFinishedForm(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash, signature jsonv.Value) *Decline {
+	if signature == nil {
+		return nil
+	}
+	req, first := firstRequest(p, chosen, bytes, h, signature)
+	if req == nil {
+		return nil
+	}
+	return signatureForm(req, first)
+}
+
+// firstRequest is the first signing request of the chosen payment, rebuilt,
+// and the answer to it among signature (the only one, or the first of a
+// multi-step payment's); nil when it cannot be rebuilt (finish declines it).
+func firstRequest(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash, signature jsonv.Value) (rails.Request, jsonv.Value) {
+	first := signature
+	if list, ok := signature.([]jsonv.Value); ok {
+		if len(list) == 0 {
+			return nil, nil
+		}
+		first = list[0]
+	}
+	if _, ok := jsonv.AsObject(chosen.Choice); !ok || chosen.Pairing != p.ID() {
+		return nil, nil
+	}
+	u, err := rebuild(p, chosen, bytes, h)
+	if err != nil {
+		return nil, nil
+	}
+	req, err := call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+	if err != nil {
+		return nil, nil
+	}
+	return req, first
 }

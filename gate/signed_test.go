@@ -2,6 +2,8 @@ package gate_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +105,47 @@ func TestFinishChecksTheSignature(t *testing.T) {
 		_, err = expired.Finish(abc, tempo.SubscriptionID, chosen, good)
 		wantDeclined(t, err, gate.SignerFailed, gate.DetailWindowClosed)
 	})
+}
+
+// A signature that is no signature at all (too short, not hex, not a
+// string) is the signer's failure, said with what was wrong, before it is
+// joined to the payment: signer-failed, not signed-not-bound. A contract
+// wallet's longer signature is of a valid form (the chain judges it).
+func TestFinishRefusesAMalformedSignature(t *testing.T) {
+	ctx := context.Background()
+	bb := newBench(t, atrA)
+	c, err := bb.g.Confirm(ctx, bb.doc, evm.ExactEIP3009ID, bb.signer.Account(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for answer, cause := range map[string]string{
+		"0x1234":                        `"0x1234" is 2 bytes`,
+		"0xabc":                         `"0xabc" is not 0x and an even number of hex digits`,
+		"1234":                          `"1234" is not 0x`,
+		"0x" + strings.Repeat("ab", 64): "is 64 bytes",
+	} {
+		_, err := bb.g.Finish(c.Bytes, evm.ExactEIP3009ID, c.Chosen, answer)
+		wantDeclined(t, err, gate.SignerFailed, gate.DetailSignatureMalformed)
+		if d := errAs(t, err); d.Err == nil || !strings.Contains(d.Err.Error(), cause) {
+			t.Errorf("%s: cause %v, want %q", answer, d.Err, cause)
+		}
+	}
+	_, err = bb.g.Finish(c.Bytes, evm.ExactEIP3009ID, c.Chosen, jsonv.Number(1))
+	wantDeclined(t, err, gate.SignerFailed, gate.DetailSignatureMalformed)
+	// 66 bytes is a form a contract wallet may sign in: past the form
+	// check, it does not recover to the account.
+	_, err = bb.g.Finish(c.Bytes, evm.ExactEIP3009ID, c.Chosen, "0x"+strings.Repeat("ab", 66))
+	var d *gate.Decline
+	if errors.As(err, &d) && d.Detail == gate.DetailSignatureMalformed {
+		t.Fatalf("a 66-byte signature refused for its form: %v", err)
+	}
+}
+
+func errAs(t *testing.T, err error) *gate.Decline {
+	t.Helper()
+	var d *gate.Decline
+	if !errors.As(err, &d) {
+		t.Fatalf("%v is no decline", err)
+	}
+	return d
 }

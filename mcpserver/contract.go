@@ -40,7 +40,8 @@ type checkArgs struct {
 
 type transactArgs struct {
 	Pairing  string        `json:"pairing" schema:"pairing" desc:"The pairing id: protocol/scheme/rail, e.g. x402/exact/eip155/eip3009."`
-	Document jsonv.Value   `json:"document" desc:"The seller's payment document as JSON, exactly as received (for x402, the decoded PAYMENT-REQUIRED object)."`
+	Document jsonv.Value   `json:"document,omitempty" desc:"The seller's payment document as JSON, exactly as received (for x402, the decoded PAYMENT-REQUIRED object; for MPP, the list of challenges). Give document or header."`
+	Header   string        `json:"header,omitempty" desc:"Instead of document: the seller's header value exactly as sent, for x402 the PAYMENT-REQUIRED value (base64), for MPP the WWW-Authenticate value (Payment id=..., ...)."`
 	Inputs   *jsonv.Object `json:"inputs,omitempty" desc:"Values the pairing needs from you, by name. A decline whose detail ends in input-missing names the one missing."`
 	Approved *jsonv.Object `json:"approved,omitempty" desc:"The approve object a previous call returned, passed back unchanged once that agreement payment is approved."`
 }

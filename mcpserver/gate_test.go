@@ -3,11 +3,14 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/mcpserver"
+	"github.com/termsgate/termsgate/pay"
+	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -141,6 +144,31 @@ func TestTransact(t *testing.T) {
 	}
 	if sg.calls.Load() != 1 {
 		t.Fatalf("%d signer calls", sg.calls.Load())
+	}
+}
+
+// TestTransactHeader: atr_transact takes the seller's header text as sent,
+// as atr_read and atr_confirm do, and pays it as it pays the document; an
+// unreadable header is declined before anything is fetched or signed.
+func TestTransactHeader(t *testing.T) {
+	f := loadFixture(t)
+	s := newSeller(t, f.A)
+	sg := newSigner(t, f)
+	cs := connectHTTP(t, newServer(t, f, s, mcpserver.Config{Signer: sg}), nil)
+	listTools(t, cs)
+	r := wantOK(t, call(t, cs, "atr_transact", jsonv.Obj("pairing", pairing, "header", x402.EncodeHeader(f.D))))
+	if got := strAt(t, r, "signed", "payload", "signature"); got != f.b6Sig {
+		t.Fatalf("signature %s", got)
+	}
+	if sg.calls.Load() != 1 || s.fetches.Load() != 1 {
+		t.Fatalf("%d signer calls, %d fetches", sg.calls.Load(), s.fetches.Load())
+	}
+	wantDecline(t, callUnchecked(t, cs, "atr_transact", jsonv.Obj("pairing", pairing, "header", "not base64!")), string(gate.OfferUnreadable), pay.DetailRequiredUnreadable)
+	if r := callUnchecked(t, cs, "atr_transact", jsonv.Obj("pairing", pairing, "header", "x", "document", f.D)); !strings.Contains(r.text, "not both") {
+		t.Fatalf("both: %s", r.text)
+	}
+	if sg.calls.Load() != 1 || s.fetches.Load() != 1 {
+		t.Fatalf("after the refusals: %d signer calls, %d fetches", sg.calls.Load(), s.fetches.Load())
 	}
 }
 

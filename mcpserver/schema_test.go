@@ -170,7 +170,7 @@ func TestArgumentsRefused(t *testing.T) {
 		args *jsonv.Object
 		want string
 	}{
-		{"atr_transact", jsonv.Obj("pairing", pairing, "document", f.D, "maxAmount", "5000"), `atr_transact: unknown argument "maxAmount"; the arguments are pairing, document, inputs, approved.`},
+		{"atr_transact", jsonv.Obj("pairing", pairing, "document", f.D, "maxAmount", "5000"), `atr_transact: unknown argument "maxAmount"; the arguments are pairing, document, header, inputs, approved.`},
 		{"atr_transact", jsonv.Obj("pairing", pairing, "Document", f.D), `unknown argument "Document"`},
 		{"atr_confirm", jsonv.Obj("pairing", pairing, "document", f.D), `missing argument "account"`},
 		{"atr_confirm", jsonv.Obj("pairing", pairing, "document", f.D, "account", f.account, "inputs", "x"), `"inputs" must be a JSON object`},

@@ -164,7 +164,11 @@ func (s *Server) check(_ context.Context, a *checkArgs) (*jsonv.Object, error) {
 }
 
 func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, error) {
-	in, err := s.inputsFor(ctx, a.Pairing, a.Document, s.signer.Account(), a.Inputs)
+	doc, err := documentOf("atr_transact", a.Pairing, a.Document, a.Header)
+	if err != nil {
+		return nil, err
+	}
+	in, err := s.inputsFor(ctx, a.Pairing, doc, s.signer.Account(), a.Inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +186,7 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 	g := *s.gate
 	rec := &recording{inner: s.gate.Policy}
 	g.Policy = rec
-	t, err := g.Transact(ctx, a.Document, a.Pairing, s.signer, opts)
+	t, err := g.Transact(ctx, doc, a.Pairing, s.signer, opts)
 	if err != nil {
 		return nil, err
 	}

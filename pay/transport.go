@@ -62,8 +62,8 @@ const (
 	DetailNotChecked = "pay/payment-not-checked"
 	// DetailAgreementNeedsApproval: the pairing's payment is no public proof
 	// and its agreement payment needs approval (gate.Transacted.Approve),
-	// which the transport does not give. Code agreement-pending; nothing
-	// signed.
+	// which Hooks.ApproveAgreement did not give (unset, or it refused).
+	// Code agreement-pending; nothing signed.
 	DetailAgreementNeedsApproval = "pay/agreement-needs-approval"
 	// DetailCredentialHeaderTaken: the MPP credential would go in
 	// Authorization, which the request already carries (a Bearer token, say):
@@ -90,6 +90,10 @@ type Transport struct {
 	Gate *gate.Gate
 	// Signer signs the payments; its Account picks the network.
 	Signer gate.Signer
+	// AgreementSigner pays the agreement payment of a pairing that needs
+	// the agreement exchange (Signer may then be an agent identity that
+	// signs nothing); nil means Signer.
+	AgreementSigner gate.Signer
 	// Policy is asked, after Gate.Policy if that is set, before any signer
 	// call. nil means none; the Transport still refuses a signing request
 	// it cannot summarise (policy/request-unreadable).
@@ -146,6 +150,13 @@ type Hooks struct {
 	// StatusCode and Settlement are not set yet; ResultOf the response
 	// returns the same *Result completed.
 	AfterSign func(ctx context.Context, req *http.Request, r *Result)
+	// ApproveAgreement is asked when the offer's pairing needs the agreement
+	// exchange and its agreement payment p is to be approved: nil approves
+	// it, and the Transport pays the agreement (under the same policies and
+	// BeforeSign as any payment) and then the offer. Unset, or an error,
+	// declines agreement-pending pay/agreement-needs-approval with nothing
+	// signed.
+	ApproveAgreement func(ctx context.Context, req *http.Request, p *gate.AgreementPayment) error
 	// Declined is called when the gate (or the Transport) declined to pay a
 	// 402; the request then fails with an error wrapping d.
 	Declined func(ctx context.Context, req *http.Request, d *gate.Decline)
@@ -380,7 +391,16 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 		t.logger().WarnContext(ctx, "pay: paying unbound: the offer publishes no terms", "url", logURL(req.URL), "pairing", pairing)
 		transact = gc.TransactUnbound
 	}
-	tx, err := transact(ctx, o.doc, pairing, t.Signer, &gate.TransactOptions{Inputs: o.inputsFor(t, pairing)})
+	opts := &gate.TransactOptions{Inputs: o.inputsFor(t, pairing), AgreementSigner: t.AgreementSigner}
+	tx, err := transact(ctx, o.doc, pairing, t.Signer, opts)
+	if err == nil && tx.Approve != nil && t.Hooks.ApproveAgreement != nil {
+		if t.Hooks.ApproveAgreement(ctx, req, tx.Approve) == nil {
+			// Approved up front: the agreement payment is asked about
+			// first, then the offer's.
+			a.agreementFirst, opts.Approved = true, tx.Approve
+			tx, err = transact(ctx, o.doc, pairing, t.Signer, opts)
+		}
+	}
 	if err != nil {
 		var d *gate.Decline
 		if !errors.As(err, &d) {
@@ -446,12 +466,16 @@ type attempt struct {
 	summary Summary
 	passed  []gate.Policy
 	allowed bool
+	// agreementFirst: the first payment asked about is an approved
+	// agreement payment, and the offer's may follow it.
+	agreementFirst bool
 }
 
 func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {
-	if a.allowed {
+	if a.allowed && !a.agreementFirst {
 		return refuse(DetailNotChecked) // one payment per attempt; the gate asks once
 	}
+	a.agreementFirst = a.agreementFirst && !a.allowed
 	if a.protocol == ProtocolMPP && a.req.Header.Get(credentialHeader(ps.Chosen)) != "" {
 		return refuse(DetailCredentialHeaderTaken)
 	}

@@ -10,11 +10,10 @@ package vectors_test
 import (
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/vectors"
 )
 
 type coreVectorsFile struct {
@@ -38,7 +37,7 @@ type coreVectorsFile struct {
 
 func loadCoreVectors(t *testing.T) *coreVectorsFile {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "core-vectors.json"))
+	b, err := vectors.ReadFile("core-vectors.json")
 	if err != nil {
 		t.Fatal(err)
 	}
