@@ -27,7 +27,7 @@ func init() {
 // channelFlags are the steps' flags with the pairing defaulting to the
 // channel pairing termsgate has.
 func channelFlags(name, usage string, stderr io.Writer) *stepsFlags {
-	f := newStepsFlags(name, usage, stderr)
+	f := newStepsFlags(name, usage, stderr).addNetwork()
 	f.pairing = tempo.SessionID
 	f.fs.Lookup("pairing").DefValue = tempo.SessionID
 	return f

@@ -26,7 +26,9 @@ func FuzzDocumentReaders(f *testing.F) {
 			t.Fatal(err)
 		}
 		cost.Bound(t, len(data), func() {
-			_, _ = parseDocument(data)
+			if d, err := parseOffer(data); err == nil {
+				_ = d.asks()
+			}
 			_, _ = parseObject(data, "in.json", "atrHash", "atr", "chosen", "request", "signature")
 			_, _ = readApproved(path)
 		})

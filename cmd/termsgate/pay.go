@@ -46,13 +46,21 @@ sellers, eip155:42431 (Tempo Moderato, where an MPP Tempo charge pays when
 its challenge names no chain) for MPP Tempo sellers. --max-amount is the
 most one payment may move, in atomic units of the asset the seller asks for
 on that network (6 decimals for USDC and pathUSD: 10000 is 0.01); it is
-required unless --dry-run, which shows what would be signed and signs
-nothing. --budget caps all payments together; it is counted in --state (a
+required unless --dry-run, which shows the offer, what would be signed and
+what the limits say, and signs nothing (it needs no key: without one it is
+shown for the published development account). --budget caps all payments together; it is counted in --state (a
 file under the user's state directory by default, or a postgres:// URL a
 fleet shares), which also journals each payment before it is sent: one
 signed but never answered (the process died, the connection broke) is
 presented again by the next pay of the same URL instead of being signed
 anew. "termsgate payments" lists them.
+
+An offer payable only after the agreement exchange (its payment is no
+public proof of the terms) is paid under an approval given up front:
+--approve-agreement-up-to N approves its agreement payment of at most N
+atomic units, which the limits are asked about as any payment; --agent
+ACCOUNT pays the offer as an agent identity (cloudflare:402:NAME) while the
+key pays the agreement.
 
 An offer that publishes no terms (no ATR, no hash) is declined
 (offer-unreadable, x402/no-legal-context or mpp/no-legal-context): paying
@@ -84,6 +92,8 @@ type payFlags struct {
 	verbose              bool
 	ca                   *caFlag
 	url                  string
+	approveAgreement     string // --approve-agreement-up-to (pay_more.go)
+	agent                string
 	state                *string
 	xrpl                 *xrplFlags
 	stellar              *stellarFlags
@@ -118,7 +128,9 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
 	fs.BoolVar(&f.allowHTTP, "allow-http", false, "pay a 402 that came over plain http, asked for or redirected to (local development only)")
 	fs.BoolVar(&f.allowUnbound, "allow-unbound", false, "also pay an x402 or MPP offer that publishes no terms (a payment bound to no terms; spend limits still apply)")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "show what would be signed, then stop: nothing is signed, no payment sent")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "show the offer, what would be signed and what the limits say, then stop: nothing is signed, no payment sent (no key needed)")
+	fs.StringVar(&f.approveAgreement, "approve-agreement-up-to", "", "approve up front an agreement payment of at most N atomic units, for an offer payable only after the agreement exchange (the limits still apply)")
+	fs.Var(agentFlag{&f.agent}, "agent", "pay the offer as this agent identity (CAIP-10, e.g. cloudflare:402:NAME; it signs no payment), the key paying only the agreement")
 	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
 	f.ca = addCAFlag(fs)
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "the limit on the whole exchange")
@@ -153,6 +165,11 @@ func (f *payFlags) parse(args []string) error {
 	}
 	if f.maxAmount == "" && !f.dryRun {
 		return errors.New("--max-amount is required (atomic units of the asset; --dry-run shows what the seller asks)")
+	}
+	if f.approveAgreement != "" {
+		if _, err := atomicFlag("--approve-agreement-up-to", f.approveAgreement); err != nil {
+			return err
+		}
 	}
 	if (f.asset != "" || f.budget != "") && !flagSet(f.fs, "max-amount") {
 		return errors.New("--asset and --budget need --max-amount")
@@ -246,9 +263,20 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "pay", err)
 	}
-	s, err := f.keys.signer(stderr)
-	if err != nil {
-		return usageError(stderr, "pay", err)
+	var s gate.Signer
+	var err2 error
+	if f.dryRun && !f.keys.given() {
+		// Looking before having a wallet: the offer is shown for the
+		// published development account, which signs nothing here.
+		s, err2 = f.keys.lookingSigner()
+		if err2 == nil {
+			fmt.Fprintf(stderr, "termsgate: dry run without a key: shown for the published development account %s\n", s.Account())
+		}
+	} else {
+		s, err2 = f.keys.signer(stderr)
+	}
+	if err2 != nil {
+		return usageError(stderr, "pay", err2)
 	}
 	steps := newStepLog(stderr, f.verbose)
 	defer steps.done()
@@ -262,8 +290,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	hc := f.ca.applyClient(payClient(f.allowPrivate))
+	seen := &last402{base: timedTransport{hc.Transport, steps}}
 	t := &pay.Transport{
-		Base:   timedTransport{hc.Transport, steps},
+		Base:   seen,
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
 		Signer: s,
 		// A 402 over plain http (typed, or where a redirect led) is declined
@@ -272,6 +301,16 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if policy != nil { // not a typed nil in the interface
 		t.Policy = policy
+	} else if f.dryRun {
+		t.Policy = allowAll{} // a dry run without limits stops at BeforeSign
+	}
+	if f.agent != "" {
+		// The agent's identity pays the offer; the key pays the agreement.
+		t.Signer, t.AgreementSigner = agentIdentity(f.agent), s
+	}
+	if f.approveAgreement != "" {
+		up, _ := atomicFlag("--approve-agreement-up-to", f.approveAgreement)
+		t.Hooks.ApproveAgreement = approveAgreementUpTo(up, stderr)
 	}
 	rpc := f.ca.applyClient(payClient(f.allowPrivate)) // the chains' RPCs, trusting --ca-file too
 	t.Inputs = f.xrpl.inputs(s, rpc)
@@ -294,7 +333,18 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	resp, err := pay.NewClient(t).Do(req)
 	steps.done()
 	if wouldSign != nil {
+		if d := seen.offer(); d != nil {
+			fmt.Fprintln(stderr, "termsgate: dry run: the offer asks for:")
+			for _, a := range d.asks() {
+				fmt.Fprintf(stderr, "termsgate:   %s\n", a)
+			}
+		}
 		fmt.Fprintf(stderr, "termsgate: dry run: %s asks for a signature granting %s\n", termText(payee), termText(wouldSign.String()))
+		if policy == nil {
+			fmt.Fprintf(stderr, "termsgate: dry run: no limits given: pay needs --max-amount, at least %s for this payment\n", wouldSign.Amount)
+		} else {
+			fmt.Fprintf(stderr, "termsgate: dry run: the limits allow it (--max-amount %s)\n", f.maxAmount)
+		}
 		fmt.Fprintln(stderr, "termsgate: dry run: nothing signed, no payment sent")
 		return exitOK
 	}
@@ -308,6 +358,11 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			if !f.allowUnbound && (d.Detail == x402.CodeNoLegalContext || d.Detail == mpp.CodeNoLegalContext) {
 				fmt.Fprintln(stderr, "termsgate: hint: the seller publishes no terms, so a payment would bind you to none; --allow-unbound pays it anyway")
 			}
+			var ceiling *big.Int
+			if f.budget != "" {
+				ceiling, _ = atomicFlag("--budget", f.budget)
+			}
+			f.payDeclineHints(stderr, d, seen.offer(), store, ceiling)
 			return code
 		}
 		fmt.Fprintln(stderr, "termsgate pay:", err)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +23,6 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/evm"
-	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -43,29 +43,72 @@ var stepsClient = func(allowPrivate bool) atr.Doer { return atr.NewClient(allowP
 // stepsNow is the commands' clock; tests pin it to the vectors' time.
 var stepsNow = time.Now
 
-// stepsFlags are the flags every step shares.
+// stepsFlags are the flags the steps share; each command adds only those it
+// uses, so that its -h lists no flag it ignores.
 type stepsFlags struct {
 	fs           *flag.FlagSet
 	pairing      string
 	allowPrivate bool
+	allowHTTP    bool
 	verbose      bool
 	ca           *caFlag
 }
 
+// newStepsFlags is a step's flag set with --pairing.
 func newStepsFlags(name, usage string, stderr io.Writer) *stepsFlags {
-	f := &stepsFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f := newFlags(name, usage, stderr)
+	f.addPairing("the pairing id")
+	f.fs.Lookup("pairing").DefValue = f.pairing
+	return f
+}
+
+// newFlags is a step's flag set with no flag yet.
+func newFlags(name, usage string, stderr io.Writer) *stepsFlags {
+	f := &stepsFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), ca: &caFlag{}}
 	f.fs.SetOutput(stderr)
 	f.fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: termsgate %s\n\n", usage)
 		f.fs.PrintDefaults()
 	}
 	f.pairing = evm.ExactEIP3009ID
-	f.fs.Var(pairingFlag{&f.pairing}, "pairing", "the pairing id (known: "+strings.Join(all.Default().IDs(), ", ")+")")
+	return f
+}
+
+// addPairing adds --pairing; what says its default, so PrintDefaults does
+// not.
+func (f *stepsFlags) addPairing(what string) *stepsFlags {
+	f.fs.Var(pairingFlag{&f.pairing}, "pairing", what+"; known: "+strings.Join(all.Default().IDs(), ", "))
+	f.fs.Lookup("pairing").DefValue = ""
+	return f
+}
+
+// addNetwork adds the flags of a step that fetches: --allow-private,
+// --ca-file and -v.
+func (f *stepsFlags) addNetwork() *stepsFlags {
 	f.fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	f.fs.BoolVar(&f.verbose, "v", false, "log each step with its time to standard error")
 	f.ca = addCAFlag(f.fs)
 	return f
 }
+
+// addOffer adds the flags of a step that reads an offer, which may be a
+// URL it requests: --pairing (picked from the offer when absent), the
+// network's and --allow-http.
+func (f *stepsFlags) addOffer() *stepsFlags {
+	f.addPairing("the pairing id (default: the first that reads the offer" + ", x402 before MPP)")
+	f.addNetwork()
+	f.fs.BoolVar(&f.allowHTTP, "allow-http", false, "request a URL over plain http (local development only)")
+	return f
+}
+
+// offerUsage is the OFFER argument's description in the steps' usages.
+const offerUsage = `OFFER is the seller's 402 offer: its resource's URL (requested unpaid, as
+pay would: https only, public addresses only, no redirect followed), or a
+file (or standard input) holding the 402's document as JSON, its
+PAYMENT-REQUIRED value (x402, base64) or WWW-Authenticate value (MPP,
+"Payment id=…"), or those header lines as curl -i prints them. Without
+--pairing, the first pairing that reads the offer (and, with an account,
+can pay it) is used, x402 before MPP.`
 
 // client is the network the step fetches over: public addresses only unless
 // --allow-private, trusting --ca-file's certificates too.
@@ -100,16 +143,6 @@ func readArg(fs *flag.FlagSet, stdin io.Reader) ([]byte, string, error) {
 	default:
 		return nil, "", fmt.Errorf("expected one input file, got %d arguments", fs.NArg())
 	}
-}
-
-// parseDocument reads a seller's 402 document: its JSON, or the
-// PAYMENT-REQUIRED header value (base64) as the seller sent it.
-func parseDocument(data []byte) (jsonv.Value, error) {
-	t := bytes.TrimSpace(data)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		return jsonv.Parse(t)
-	}
-	return x402.DecodeHeader(string(t))
 }
 
 // parseObject reads a JSON object whose members must all be in allowed: an
@@ -186,7 +219,7 @@ func usageError(stderr io.Writer, cmd string, err error) int {
 }
 
 func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("hash", "hash [--allow-private] FILE|https://LINK", stderr)
+	f := newFlags("hash", "hash [--allow-private] FILE|https://LINK", stderr).addNetwork()
 	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
@@ -226,19 +259,19 @@ func runHash(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("read", "read [--pairing ID] [DOCUMENT|-]", stderr)
+	f := newFlags("read", "read [--pairing ID] [OFFER|-]\n\nShows what the offer advertises; nothing is fetched but the offer itself.\n"+offerUsage, stderr).addOffer()
 	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
-	data, name, err := readArg(f.fs, stdin)
+	d, err := f.offerInput(context.Background(), stdin, stderr)
+	if err != nil {
+		return offerError(stderr, "read", err)
+	}
+	pairing, doc, err := f.pairingFor(d, "", nil)
 	if err != nil {
 		return usageError(stderr, "read", err)
 	}
-	doc, err := parseDocument(data)
-	if err != nil {
-		return usageError(stderr, "read", fmt.Errorf("%s: %w", name, err))
-	}
-	offer, err := f.gate().Read(doc, f.pairing)
+	offer, err := f.gate().Read(doc, pairing)
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}
@@ -246,7 +279,7 @@ func runRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("confirm", "confirm --account CAIP10 [--pairing ID] [--inputs JSON] [DOCUMENT|-]", stderr)
+	f := newFlags("confirm", "confirm --account CAIP10 [--pairing ID] [--inputs JSON] [OFFER|-]\n\n"+offerUsage, stderr).addOffer()
 	account, inputs := new(string), new(string)
 	f.fs.Var(caip10Flag{account}, "account", "the payer's CAIP-10 account, e.g. eip155:84532:0x…")
 	f.fs.Var(objectFlag{inputs}, "inputs", "the buyer's inputs as a JSON object, if the pairing needs any")
@@ -256,15 +289,8 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *account == "" {
 		return usageError(stderr, "confirm", errors.New("--account is required (the payer's CAIP-10 account)"))
 	}
-	data, name, err := readArg(f.fs, stdin)
-	if err != nil {
-		return usageError(stderr, "confirm", err)
-	}
-	doc, err := parseDocument(data)
-	if err != nil {
-		return usageError(stderr, "confirm", fmt.Errorf("%s: %w", name, err))
-	}
 	var in jsonv.Value
+	var err error
 	if *inputs != "" {
 		if in, err = jsonv.Parse([]byte(*inputs)); err != nil {
 			return usageError(stderr, "confirm", fmt.Errorf("--inputs: %w", err))
@@ -272,19 +298,37 @@ func runConfirm(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	d, err := f.offerInput(ctx, stdin, stderr)
+	if err != nil {
+		return offerError(stderr, "confirm", err)
+	}
+	pairing, doc, err := f.pairingFor(d, *account, in)
+	if err != nil {
+		return usageError(stderr, "confirm", err)
+	}
 	var c *gate.Confirmed
 	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
-		c, err = f.gate().Confirm(ctx, doc, f.pairing, *account, in)
+		c, err = f.gate().Confirm(ctx, doc, pairing, *account, in)
 		return err
 	})
 	if err != nil {
-		return printResult(stdout, stderr, nil, err)
+		code := printResult(stdout, stderr, nil, err)
+		if isDecline(err, gate.NoPayableOption) {
+			network := *account
+			if i := strings.LastIndexByte(network, ':'); i > 0 {
+				network = network[:i]
+			}
+			noPayableHint(stderr, d, network, true)
+		}
+		return code
 	}
 	return printResult(stdout, stderr, c.JSON(), nil)
 }
 
 func runFinish(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("finish", "finish [--pairing ID] [INPUT|-]\n\nINPUT is confirm's output with a \"signature\" member added: {atr, chosen, signature}.", stderr)
+	f := newFlags("finish", "finish [--pairing ID] [--header] [INPUT|-]\n\nINPUT is confirm's output with a \"signature\" member added: {atr, chosen, signature}.\nIt fetches nothing.", stderr)
+	f.addPairing("the pairing id (default: the one confirm chose)")
+	header := f.fs.Bool("header", false, "print only the header line to send the payment in (PAYMENT-SIGNATURE: … or Authorization: Payment …)")
 	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
@@ -313,9 +357,23 @@ func runFinish(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !flagSet(f.fs, "pairing") && chosen.Pairing != "" {
 		pairing = chosen.Pairing
 	}
+	if d := staleConfirmed(stderr, name, pairing, chosen, b); d != nil {
+		return printResult(stdout, stderr, nil, d)
+	}
 	fin, err := f.gate().Finish(b, pairing, chosen, sig)
 	if err != nil {
-		return printResult(stdout, stderr, nil, err)
+		code := printResult(stdout, stderr, nil, err)
+		if isDecline(err, gate.SignerFailed) {
+			var d *gate.Decline
+			errors.As(err, &d)
+			if d.Detail == gate.DetailSignatureMalformed {
+				fmt.Fprintln(stderr, "termsgate: hint: \"signature\" must be the signer's answer to \"request\" as it gave it: 0x and 130 hex digits for an ECDSA signature")
+			}
+		}
+		return code
+	}
+	if *header && fin.Next == nil {
+		return printHeader(stdout, stderr, pairing, fin.Signed)
 	}
 	out := fin.JSON()
 	if fin.Next == nil {
@@ -325,8 +383,60 @@ func runFinish(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return printResult(stdout, stderr, out, nil)
 }
 
+// printHeader prints the one header line that sends signed.
+func printHeader(stdout, stderr io.Writer, pairing string, signed jsonv.Value) int {
+	line, err := signedHeader(pairing, signed)
+	if err != nil {
+		fmt.Fprintln(stderr, "termsgate:", err)
+		return exitFailure
+	}
+	fmt.Fprintln(stdout, line)
+	return exitOK
+}
+
+// staleConfirmed declines a confirmed payment whose validity window has
+// already closed, before anything else is read of it: no signature can make
+// it payable again, so it says so, and what to do, rather than how the
+// signature is wrong.
+func staleConfirmed(stderr io.Writer, name, pairing string, chosen rails.Chosen, b []byte) *gate.Decline {
+	p, ok := all.Default().Lookup(pairing)
+	if !ok || chosen.Pairing != pairing {
+		return nil
+	}
+	u, err := guardedCall(func() (rails.Unsigned, error) { return p.Build(chosen.Choice, b, atr.Sum(b)) })
+	if err != nil {
+		return nil // Finish declines it
+	}
+	req, err := guardedCall(func() (rails.Request, error) { return p.Request(u) })
+	if err != nil {
+		return nil
+	}
+	until := requestWindow(pairing, req)
+	now := stepsNow().Unix()
+	if until == 0 || until > now {
+		return nil
+	}
+	fmt.Fprintf(stderr, "termsgate: %s is stale: the payment confirm chose was payable until %s (%s ago); run confirm again and sign its new request\n",
+		name, time.Unix(until, 0).UTC().Format(time.RFC3339), time.Duration(now-until)*time.Second)
+	return &gate.Decline{Code: gate.SignerFailed, Detail: gate.DetailWindowClosed}
+}
+
+// isDecline reports whether err is a decline with code.
+func isDecline(err error, code gate.Code) bool {
+	var d *gate.Decline
+	return errors.As(err, &d) && d.Code == code
+}
+
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("check", "check [--pairing ID] [INPUT|-]\n\nINPUT is {atr, presented}, or finish's or transact's output as printed.", stderr)
+	f := newFlags("check", `check [--pairing ID] [INPUT|-]
+
+INPUT is {atr, presented}, or finish's or transact's output as printed.
+Prints {atrHash} when the payment carries the hash of the ATR's bytes, with
+its validity window (payableUntil, Unix seconds and RFC 3339) and whether it
+has passed ("expired"). Exit status: 0 bound and still payable; 1 not bound
+(declined signed-not-bound), or bound but past its window (a seller refuses
+it as expired); 2 bad input. It fetches nothing.`, stderr)
+	f.addPairing("the pairing id (default: the first whose payments read this one, " + evm.ExactEIP3009ID + " when none does)")
 	if err := parseFlags(f.fs, args); err != nil {
 		return exitUsage
 	}
@@ -356,11 +466,41 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			presented = p
 		}
 	}
-	h, err := f.gate().Check(b, f.pairing, presented)
+	pairing := f.pairing
+	if !flagSet(f.fs, "pairing") {
+		pairing = boundPairing(presented)
+	}
+	h, err := f.gate().Check(b, pairing, presented)
 	if err != nil {
 		return printResult(stdout, stderr, nil, err)
 	}
-	return printResult(stdout, stderr, jsonv.Obj("atrHash", h.String()), nil)
+	out := jsonv.Obj("atrHash", h.String())
+	_, until, known := paymentWindow(pairing, presented)
+	if !known || until == 0 {
+		return printResult(stdout, stderr, out, nil)
+	}
+	now := stepsNow().Unix()
+	out.Set("payableUntil", strconv.FormatInt(until, 10))
+	out.Set("payableUntilTime", time.Unix(until, 0).UTC().Format(time.RFC3339))
+	out.Set("expired", until <= now)
+	if until > now {
+		return printResult(stdout, stderr, out, nil)
+	}
+	fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(out))
+	fmt.Fprintf(stderr, "termsgate: the payment carries the terms' hash, but its validity window closed at %s (%s ago): a seller refuses it as expired; sign a new one\n",
+		time.Unix(until, 0).UTC().Format(time.RFC3339), time.Duration(now-until)*time.Second)
+	return exitDeclined
+}
+
+// boundPairing is the first pairing whose read-back reads presented (it
+// need not carry the hash asked about: Check says that), else the default.
+func boundPairing(presented jsonv.Value) string {
+	for _, p := range all.Default().All() {
+		if _, err := guardedCall(func() (string, error) { return p.Bound(presented) }); err == nil {
+			return p.ID()
+		}
+	}
+	return evm.ExactEIP3009ID
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -469,7 +609,8 @@ func (k *keyFlags) passphrase(stderr io.Writer) (string, error) {
 }
 
 func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("transact", "transact (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [--agent ACCOUNT] [--approved FILE] [DOCUMENT|-]", stderr)
+	f := newFlags("transact", "transact (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--pairing ID] [--agent ACCOUNT] [--approved FILE] [--header] [OFFER|-]\n\n"+offerUsage+"\nWith --header it prints only the header line to send the payment in.", stderr).addOffer()
+	header := f.fs.Bool("header", false, "print only the header line to send the payment in (PAYMENT-SIGNATURE: … or Authorization: Payment …)")
 	keys := addKeyFlags(f.fs)
 	limits := addLimitFlags(f.fs)
 	approvedFile := new(string)
@@ -485,13 +626,11 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "transact", err)
 	}
-	data, name, err := readArg(f.fs, stdin)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	d, err := f.offerInput(ctx, stdin, stderr)
 	if err != nil {
-		return usageError(stderr, "transact", err)
-	}
-	doc, err := parseDocument(data)
-	if err != nil {
-		return usageError(stderr, "transact", fmt.Errorf("%s: %w", name, err))
+		return offerError(stderr, "transact", err)
 	}
 	s, err := keys.signer(stderr)
 	if err != nil {
@@ -513,19 +652,27 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return usageError(stderr, "transact", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
+	pairing, doc, err := f.pairingFor(d, s.Account(), opts.Inputs)
+	if err != nil {
+		return usageError(stderr, "transact", err)
+	}
 	var res *gate.Transacted
 	g := withPolicy(f.gate(), policy)
 	err = f.run(ctx, stderr, func(ctx context.Context) (err error) {
-		res, err = g.Transact(ctx, doc, f.pairing, s, opts)
+		res, err = g.Transact(ctx, doc, pairing, s, opts)
 		return err
 	})
 	if err != nil {
-		return printResult(stdout, stderr, nil, err)
+		code := printResult(stdout, stderr, nil, err)
+		if isDecline(err, gate.NoPayableOption) {
+			noPayableHint(stderr, d, keys.network, false)
+		}
+		return code
 	}
 	if res.Approve != nil {
 		fmt.Fprintln(stderr, "termsgate: nothing signed: approve the agreement payment under \"approve\", then run again with --approved FILE holding it unchanged")
+	} else if *header && res.Signed != nil {
+		return printHeader(stdout, stderr, pairing, res.Signed)
 	}
 	return printResult(stdout, stderr, res.JSON(), nil)
 }
@@ -584,7 +731,7 @@ func readApproved(path string) (*gate.AgreementPayment, error) {
 }
 
 func runAgree(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("agree", "agree --url AGREEMENT_URL (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--approved FILE] ATR_FILE", stderr)
+	f := newFlags("agree", "agree --url AGREEMENT_URL (--key-file FILE|--dev-key) --max-amount N [--budget N] [--asset A] [--payee A] [--approved FILE] ATR_FILE", stderr).addNetwork()
 	keys := addKeyFlags(f.fs)
 	limits := addLimitFlags(f.fs)
 	url := f.fs.String("url", "", "the agreement URL the offer names")
