@@ -557,4 +557,3 @@ func requestWindow(pairing string, req rails.Request) int64 {
 	}
 	return g.PayableUntil.Unix()
 }
-
