@@ -81,6 +81,9 @@ type Fetcher struct {
 	Client Doer
 	// Timeout replaces FetchTimeout when positive; tests use short values.
 	Timeout time.Duration
+	// Cache, when set, is what FetchFor answers from and fills (cache.go);
+	// Fetch and FetchSum never use it.
+	Cache *Cache
 }
 
 var defaultClient = sync.OnceValue(func() *http.Client { return NewClient(false) })

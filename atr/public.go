@@ -171,11 +171,21 @@ func (e *NotPublicError) Unwrap() error { return ErrNotPublic }
 
 func notPublic(what string) error { return &NotPublicError{Host: what} }
 
+// The idle pool of NewClient's transport: one connection per payer for up to
+// 64 payers fetching from (and, in the CLI, paying) one host at once, so that
+// concurrent payments reuse connections rather than each ending in a new TLS
+// handshake (net/http's default keeps 2 per host).
+const (
+	MaxIdleConnsPerHost = 64
+	MaxIdleConns        = 256
+)
+
 // NewClient returns the client the CLI and the MCP server fetch with: it
 // dials through PublicDialer unless allowPrivate (for local development), uses
-// TLS 1.2 or later, follows no redirect, keeps no cookies and never asks for
-// or decodes compression. It uses no proxy, since a proxy would make the
-// address check meaningless.
+// TLS 1.2 or later, HTTP/2 where the server offers it, follows no redirect,
+// keeps no cookies and never asks for or decodes compression. It uses no
+// proxy, since a proxy would make the address check meaningless. Its idle
+// pool keeps MaxIdleConnsPerHost connections per host.
 func NewClient(allowPrivate bool) *http.Client {
 	nd := net.Dialer{Timeout: FetchTimeout, KeepAlive: 30 * time.Second}
 	dial := nd.DialContext
@@ -189,8 +199,8 @@ func NewClient(allowPrivate bool) *http.Client {
 		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:      true,
 		DisableCompression:     true,
-		MaxIdleConns:           32,
-		MaxIdleConnsPerHost:    4,
+		MaxIdleConns:           MaxIdleConns,
+		MaxIdleConnsPerHost:    MaxIdleConnsPerHost,
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    FetchTimeout,
 		ExpectContinueTimeout:  time.Second,

@@ -203,7 +203,7 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 		return nil, nil, decline(LinkNotHTTPS, ns+"/legal-context-malformed")
 	}
 	progress(ctx, "fetching the ATR at "+read.Link)
-	bytes, h, err := g.fetcher().FetchSum(ctx, read.Link)
+	bytes, h, err := g.fetcher().FetchFor(ctx, read.Link, read.H)
 	if err != nil {
 		var fe *atr.FetchError
 		if errors.As(err, &fe) {

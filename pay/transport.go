@@ -27,7 +27,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
+	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
@@ -81,8 +83,10 @@ const (
 // usable: Signer is required. A Transport is safe for concurrent use if its
 // Signer, Policy and hooks are.
 type Transport struct {
-	// Base sends the requests; nil means http.DefaultTransport. It must not
-	// follow redirects (no http.RoundTripper does).
+	// Base sends the requests; nil means one transport shared by every
+	// Transport, with http.DefaultTransport's settings and a pool sized
+	// for concurrent payers (NewBaseTransport). It must not follow
+	// redirects (no http.RoundTripper does).
 	Base http.RoundTripper
 	// Gate runs the checks; nil means the zero gate.Gate: every pairing, the
 	// wall clock, and an ATR fetch that connects only to public addresses
@@ -126,6 +130,19 @@ type Transport struct {
 	// (DetailPlainHTTP), whether the URL was http:// or a redirect from an
 	// https:// one led there.
 	AllowHTTP bool
+	// ATRCache keeps the terms fetched, by their hash, so that a repeat
+	// payment under the same hash fetches nothing (cache.go); nil means
+	// the Transport's own cache of DefaultATRCacheEntries records and
+	// DefaultATRCacheBytes bytes. It replaces the Gate's Fetcher.Cache.
+	ATRCache *atr.Cache
+	// NoATRCache fetches the terms for every payment, whatever ATRCache
+	// and the Gate's Fetcher.Cache say.
+	NoATRCache bool
+
+	ownCache struct {
+		once  sync.Once
+		cache *atr.Cache
+	}
 }
 
 // inputsFor is Inputs for one pairing, never nil.
@@ -386,6 +403,7 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	}
 	gc := *g
 	gc.Policy = a
+	gc.Fetcher = t.cachingFetcher(g.Fetcher)
 	transact := gc.Transact
 	if o.unbound {
 		t.logger().WarnContext(ctx, "pay: paying unbound: the offer publishes no terms", "url", logURL(req.URL), "pairing", pairing)
@@ -536,7 +554,7 @@ func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
 		return t.Base
 	}
-	return http.DefaultTransport
+	return defaultBase()
 }
 
 var zeroGate = &gate.Gate{}

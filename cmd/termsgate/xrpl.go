@@ -195,6 +195,7 @@ func demoXRPL(ctx context.Context, s *demo.Session) error {
 			},
 		},
 	}
+	transport.NoATRCache = true // each step fetches and compares, as it prints (the lie in step 4 too)
 	client := pay.NewClient(transport)
 	url := "https://" + xrplDemoHost + "/v1/report"
 	say("termsgate demo (x402/exact/xrpl): a seller on %s (TLS, loopback only) sells %s for 1 XRP", srv.Listener.Addr(), url)

@@ -1,0 +1,71 @@
+package pay_test
+
+import (
+	"crypto/x509"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/termsgate/termsgate/termsgatetest"
+)
+
+// shippedSeller is a termsgatetest x402 seller and a paying client for it
+// on the shipped defaults (shippedClient).
+func shippedSeller(b *testing.B) (*termsgatetest.Seller, *http.Client) {
+	b.Helper()
+	seller, err := termsgatetest.Start(termsgatetest.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(seller.Close)
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(seller.CertificatePEM()) {
+		b.Fatal("the seller's certificate does not read")
+	}
+	client, _ := shippedClient(b, roots, nil)
+	return seller, client
+}
+
+// BenchmarkPaySerial is one payer paying a termsgatetest seller in the same
+// process, one payment after the other, on the shipped defaults: the GET,
+// its 402, the ATR, the policy, the signature, the paid GET verified by the
+// seller. It is the floor BenchmarkPayParallel is read against.
+func BenchmarkPaySerial(b *testing.B) { benchPayers(b, 1) }
+
+// BenchmarkPayParallel is BenchmarkPaySerial with 64 payers sharing one
+// client: ns/op is wall time over all payments, so serial ns/op divided by
+// this one is the speed-up concurrency buys on the machine's cores.
+func BenchmarkPayParallel(b *testing.B) { benchPayers(b, 64) }
+
+func benchPayers(b *testing.B, payers int) {
+	seller, client := shippedSeller(b)
+	// Every payer's connections opened first, as in a payer that has
+	// been running: the figure is the steady state, not the handshakes.
+	payConcurrently(b, client, seller.URL, payers, 2)
+	b.ReportAllocs()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start, cpu0 := time.Now(), cpuTime()
+	b.ResetTimer()
+	n := int64(b.N)
+	for range payers {
+		wg.Go(func() {
+			for next.Add(1) <= n {
+				if _, err := payOnce(client, seller.URL); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "payments/s")
+	// On a shared machine wall time also counts waiting for a core.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	if c := seller.Counts(); c.Rejected != 0 {
+		b.Fatalf("%d payments rejected (%v)", c.Rejected, seller.LastRejection())
+	}
+}
