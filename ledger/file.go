@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -66,6 +67,12 @@ type File struct {
 
 	lazyMu  sync.Mutex
 	commits []string // reservations committed, not yet written
+
+	// groupMu guards the updates waiting to share a transaction (update).
+	groupMu sync.Mutex
+	queue   []*queuedUpdate
+	leading bool
+	synced  atomic.Int64 // write transactions committed (the tests count them)
 }
 
 var _ Store = (*File)(nil)
@@ -212,8 +219,107 @@ type fileReservation struct {
 	Created int64  `json:"created"`
 }
 
+// update runs fn in a write transaction synced to disk before it returns.
+// Concurrent updates share one transaction and one sync (group commit): the
+// first caller leads, running what queued up meanwhile together with its
+// own; those that arrive while it syncs queue for the next. A caller alone
+// waits for nobody. Each still returns only once its change is on disk.
 func (f *File) update(fn func(tx *bolt.Tx) error) error {
-	// The commits waiting to be written go in this transaction.
+	u := &queuedUpdate{fn: fn, wake: make(chan bool, 1)}
+	f.groupMu.Lock()
+	f.queue = append(f.queue, u)
+	lead := !f.leading
+	f.leading = true
+	f.groupMu.Unlock()
+	if !lead && !<-u.wake { // false: a leader ran it; true: lead now
+		return u.err
+	}
+	f.groupMu.Lock()
+	n := min(len(f.queue), maxGroup)
+	group := f.queue[:n:n]
+	f.queue = f.queue[n:]
+	f.groupMu.Unlock()
+
+	f.runGroup(group)
+	for _, o := range group {
+		if o != u {
+			o.wake <- false
+		}
+	}
+	// The leader's own caller goes back to its payment; the oldest waiting
+	// update leads the next group.
+	f.groupMu.Lock()
+	if len(f.queue) > 0 {
+		f.queue[0].wake <- true
+	} else {
+		f.leading = false
+	}
+	f.groupMu.Unlock()
+	return u.err
+}
+
+// maxGroup bounds the updates that share a transaction.
+const maxGroup = 256
+
+// queuedUpdate is one caller's change waiting for a group's transaction.
+type queuedUpdate struct {
+	fn   func(tx *bolt.Tx) error
+	err  error
+	wake chan bool
+}
+
+// runGroup runs the group's changes in one transaction, setting each one's
+// error. A change refused with ErrBudgetExhausted or ErrNotFound has
+// written nothing (each change checks before it writes), so the others go
+// on in the same transaction. Any other failure rolls the transaction back:
+// that change then runs alone, its error its own, and the others run again
+// together. A change is a function of the transaction it runs in, so
+// running it again after a rollback decides afresh.
+func (f *File) runGroup(group []*queuedUpdate) {
+	for len(group) > 0 {
+		if len(group) == 1 {
+			group[0].err = f.commitTx(group[0].fn)
+			return
+		}
+		failed := -1
+		refused := make([]error, len(group))
+		err := f.commitTx(func(tx *bolt.Tx) error {
+			for i, u := range group {
+				err := u.fn(tx)
+				if refusedCleanly(err) {
+					refused[i] = err
+				} else if err != nil {
+					failed = i
+					return err
+				}
+			}
+			return nil
+		})
+		if failed < 0 { // committed, or the store failed: the same for all
+			for i, u := range group {
+				u.err = err
+				if err == nil {
+					u.err = refused[i]
+				}
+			}
+			return
+		}
+		group[failed].err = f.commitTx(group[failed].fn)
+		rest := make([]*queuedUpdate, 0, len(group)-1)
+		rest = append(append(rest, group[:failed]...), group[failed+1:]...)
+		group = rest
+	}
+}
+
+// refusedCleanly reports whether err is a refusal a change returns before
+// writing anything.
+func refusedCleanly(err error) bool {
+	return errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound)
+}
+
+// commitTx runs fn in one synced write transaction, with the commits
+// waiting to be written.
+func (f *File) commitTx(fn func(tx *bolt.Tx) error) error {
 	f.lazyMu.Lock()
 	commits := f.commits
 	f.commits = nil
@@ -228,6 +334,9 @@ func (f *File) update(fn func(tx *bolt.Tx) error) error {
 			return fn(tx)
 		})
 	})
+	if err == nil {
+		f.synced.Add(1)
+	}
 	if err != nil && len(commits) > 0 {
 		f.lazyMu.Lock()
 		f.commits = append(commits, f.commits...)
