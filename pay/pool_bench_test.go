@@ -1,13 +1,18 @@
 package pay_test
 
 import (
+	"bytes"
 	"crypto/x509"
+	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/termsgatetest"
 )
 
@@ -67,5 +72,49 @@ func benchPayers(b *testing.B, payers int) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	if c := seller.Counts(); c.Rejected != 0 {
 		b.Fatalf("%d payments rejected (%v)", c.Rejected, seller.LastRejection())
+	}
+}
+
+// BenchmarkPayConcurrency is how a payment's cost grows with the payers
+// sharing one client on the shipped defaults: ns/op is wall time over all
+// payments, cpu-ns/op the process's CPU per payment.
+func BenchmarkPayConcurrency(b *testing.B) {
+	for _, payers := range []int{1, 4, 16, 64, 256} {
+		b.Run("payers="+strconv.Itoa(payers), func(b *testing.B) { benchPayers(b, payers) })
+	}
+}
+
+// BenchmarkPayATRSize is a repeat payment as the terms grow, with the
+// Transport's cache (the terms copied out of it) and without (fetched,
+// hashed as they arrive, compared), over keep-alive loopback TLS.
+func BenchmarkPayATRSize(b *testing.B) {
+	for _, size := range []int{138, 64 << 10, atr.MaxBytes} {
+		terms := bytes.Repeat([]byte{'t'}, size)
+		for _, cached := range []bool{true, false} {
+			name := fmt.Sprintf("atr=%dB/cache=%v", size, cached)
+			b.Run(name, func(b *testing.B) {
+				seller, err := termsgatetest.Start(termsgatetest.Config{ATR: terms})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer seller.Close()
+				roots := x509.NewCertPool()
+				roots.AppendCertsFromPEM(seller.CertificatePEM())
+				client, _ := shippedClient(b, roots, nil)
+				client.Transport.(*pay.Transport).NoATRCache = !cached
+				if _, err := payOnce(client, seller.URL); err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					if _, err := payOnce(client, seller.URL); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			})
+		}
 	}
 }
