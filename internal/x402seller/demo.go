@@ -73,6 +73,7 @@ func runDemo(ctx context.Context, s *demo.Session) error {
 			},
 		},
 	}
+	transport.NoATRCache = true // each step fetches and compares, as it prints (the lie in step 4 too)
 	client := pay.NewClient(transport)
 	offer, err := seller.Required()
 	if err != nil {
