@@ -150,6 +150,13 @@ func fuzzMPPCredential(f *testing.F, p rails.Pairing, doc []jsonv.Value, s rails
 			if h1 != h2 || (err1 == nil) != (err2 == nil) {
 				t.Fatalf("two answers for %s", raw)
 			}
+			if in, ok := p.(interface {
+				Inspect(jsonv.Value) (rails.Inspection, error)
+			}); ok {
+				if got, err := in.Inspect(v); (err == nil) != (err1 == nil) || err == nil && got.H != h1 {
+					t.Fatalf("inspect and bound disagree on %s", raw)
+				}
+			}
 		})
 	})
 }
@@ -367,6 +374,9 @@ func FuzzMPPCallCredential(f *testing.F) {
 					t.Fatalf("bound %q for %s", h, raw)
 				}
 				_, _ = p.Reference(v)
+				_, _ = p.(interface {
+					Inspect(jsonv.Value) (rails.Inspection, error)
+				}).Inspect(v)
 			}
 		})
 	})
@@ -511,6 +521,7 @@ func FuzzMPPSessionCredential(f *testing.F) {
 		}
 		cost.Bound(t, len(raw), func() {
 			_, _ = p.Bound(v)
+			_, _ = p.Inspect(v)
 			_, _ = p.Reference(v)
 			_, _ = p.ChannelKind(v)
 			_, _ = p.ChannelRef(v)
@@ -520,4 +531,39 @@ func FuzzMPPSessionCredential(f *testing.F) {
 			}
 		})
 	})
+}
+
+// Every MPP EVM pairing's Inspect reads the credential the pairing made:
+// its pairing, H, the payer, payee and amount.
+func TestMPPInspect(t *testing.T) {
+	payer := "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+	_, usdc := payMPP(t, evm.MPPUSDC{}, placedMPP(t, "usdc", "charge", reqUSDC), anvil(t, "eip155:84532"), tokenDomain)
+	_, permit := payMPP(t, evm.MPPPermit2{}, placedMPP(t, "evm", "charge", reqPermit2Split), anvil(t, "eip155:84532"), spender)
+	_, tx := payNoProof(t, evm.MPPTransaction{}, evmCallSigner(t))
+	_, hash := payNoProof(t, evm.MPPHash{}, hashSigner{evmCallSigner(t)})
+	_, session := openSession(t, anvil(t, "eip155:84532"), "authorization")
+	for _, c := range []struct {
+		inspect func(jsonv.Value) (rails.Inspection, error)
+		payment jsonv.Value
+		id      string
+		amount  string
+	}{
+		{evm.MPPUSDC{}.Inspect, usdc, evm.MPPUSDCID, "10000"},
+		{evm.MPPPermit2{}.Inspect, permit, evm.MPPPermit2ID, "10000"},
+		{evm.MPPTransaction{}.Inspect, tx, evm.MPPTransactionID, "10000"},
+		{evm.MPPHash{}.Inspect, hash, evm.MPPHashID, "10000"},
+		{evm.MPPSession{}.Inspect, session, evm.MPPSessionID, "5000000"},
+	} {
+		in, err := c.inspect(c.payment)
+		if err != nil {
+			t.Fatalf("%s: %v", c.id, err)
+		}
+		if in.Pairing != c.id || in.H != h.String() || in.Grant.Amount.String() != c.amount || !strings.EqualFold(in.Grant.Payer, payer) ||
+			in.Grant.Payee != "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" || in.WhereH == "" {
+			t.Errorf("%s: %s", c.id, jsonv.String(in.JSON()))
+		}
+		if _, err := c.inspect(jsonv.Obj("challenge", "x")); err == nil {
+			t.Errorf("%s inspected no credential", c.id)
+		}
+	}
 }
