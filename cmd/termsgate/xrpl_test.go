@@ -21,18 +21,6 @@ import (
 	"github.com/termsgate/termsgate/signer"
 )
 
-func TestDemoXRPL(t *testing.T) {
-	code, out, errs := runCLI(t, "", "demo", "--rail", "xrpl")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s\n%s", code, errs, out)
-	}
-	for _, want := range []string{"answered 200", "declined hash-mismatch", "signer calls for it: 0", "paid 1 XRP (1000000 atomic units) on xrpl:1"} {
-		if !strings.Contains(out, want) {
-			t.Fatalf("no %q in\n%s", want, out)
-		}
-	}
-}
-
 // The CLI's XRPL keys: the published payer for --dev-key, a seed file
 // (owner-only) for --key-file, on an xrpl network only.
 func TestXRPLChainKeys(t *testing.T) {

@@ -5,6 +5,10 @@
 package rows
 
 import (
-	_ "github.com/termsgate/termsgate/internal/solanaseller" // x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana
-	_ "github.com/termsgate/termsgate/internal/x402seller"   // x402/exact/eip155/eip3009
+	_ "github.com/termsgate/termsgate/internal/agreementseller" // x402/batch-settlement/cloudflare
+	_ "github.com/termsgate/termsgate/internal/mppseller"       // mpp/charge/tempo/memo
+	_ "github.com/termsgate/termsgate/internal/solanaseller"    // x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana
+	_ "github.com/termsgate/termsgate/internal/stellarseller"   // x402/exact/stellar
+	_ "github.com/termsgate/termsgate/internal/x402seller"      // x402/exact/eip155/eip3009, x402/batch-settlement/eip155
+	_ "github.com/termsgate/termsgate/internal/xrplseller"      // x402/exact/xrpl
 )

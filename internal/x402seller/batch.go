@@ -1,4 +1,4 @@
-package main
+package x402seller
 
 import (
 	"context"
@@ -25,13 +25,13 @@ func init() {
 		About: "a channel whose configuration's salt is H: the EIP-3009 deposit, two vouchers the seller recovers", Run: demoBatch})
 }
 
-// batchSeller sells each request for 1000 units under
+// Batch sells each request for 1000 units under
 // x402/batch-settlement/eip155 and checks what a settling chain would: the
 // channel id is the EIP-712 hash of a configuration whose salt is the hash
 // of the terms it serves; the deposit's ReceiveWithAuthorization recovers to
 // the payer, with the nonce the channel id commits; every voucher recovers
 // to the payer's authorizer and raises the claimable amount by the price.
-type batchSeller struct {
+type Batch struct {
 	terms.Record
 	mu        sync.Mutex
 	claimable map[string]*big.Int // channel id → largest voucher seen
@@ -46,47 +46,16 @@ var batchOption = func() *jsonv.Object {
 			"withdrawDelay", 900, "name", "USDC", "version", "2"))
 }
 
-func (s *batchSeller) required() (*jsonv.Object, error) {
+func (s *Batch) required() (*jsonv.Object, error) {
 	h := s.Hash()
 	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://api.seller.example/v1/stream"), "accepts", []jsonv.Value{batchOption()})
 	return x402.Advertise(doc, h, "https://atr.seller.example/"+h.String(), "")
 }
 
-func (s *batchSeller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Batch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		serveBatchResource(w, r, &s.mu, &s.lastErr, s.accept, s.required, `{"tick":"ETH/USD 3150.42"}`)
+		terms.ServeX402(w, r, &s.mu, &s.lastErr, s.accept, s.required, []byte(`{"tick":"ETH/USD 3150.42"}`))
 	})
-}
-
-// serveBatchResource answers a batch demo seller's resource: a
-// PAYMENT-SIGNATURE that accept takes gets body; anything else gets the 402
-// with required's document and, after a refused payment, the reason for the
-// payer. Each payment's outcome is kept in *last, under mu, for the demo to
-// print.
-func serveBatchResource(w http.ResponseWriter, r *http.Request, mu *sync.Mutex, last *error,
-	accept func(header string) error, required func() (*jsonv.Object, error), body string) {
-	var refused error
-	if header := r.Header.Get("PAYMENT-SIGNATURE"); header != "" {
-		refused = accept(header)
-		mu.Lock()
-		*last = refused
-		mu.Unlock()
-		if refused == nil {
-			_, _ = w.Write([]byte(body))
-			return
-		}
-	}
-	doc, err := required()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("PAYMENT-REQUIRED", x402.EncodeHeader(doc))
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusPaymentRequired)
-	if refused != nil {
-		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
-	}
 }
 
 func recovers(td *jsonv.Object, sig string) (string, error) {
@@ -102,7 +71,7 @@ func recovers(td *jsonv.Object, sig string) (string, error) {
 	return who.Hex(), err
 }
 
-func (s *batchSeller) accept(header string) error {
+func (s *Batch) accept(header string) error {
 	payment, err := x402.DecodeHeader(header)
 	if err != nil {
 		return err
@@ -236,9 +205,9 @@ func checkDeposit(p evm.Batch, payment jsonv.Value, payload *jsonv.Object, chann
 // demoBatch opens an x402/batch-settlement/eip155 channel and pays a
 // second request inside it with a voucher, each checked by the seller.
 func demoBatch(ctx context.Context, s *demo.Session) error {
-	say, fail := demoPrinters(s)
-	seller := &batchSeller{}
-	seller.SetATR(demoATR)
+	say, fail := s.Say, demo.Fail
+	seller := &Batch{}
+	seller.SetATR(demo.ATR)
 	srv, err := loopback.Start(seller)
 	if err != nil {
 		return fail("cannot start the local seller:", err)
@@ -249,7 +218,7 @@ func demoBatch(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	wallet := &countingSigner{Signer: key}
+	wallet := demo.Count(key)
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
 	const resource = "https://api.seller.example/v1/stream"
 	get := func(header string) (int, *jsonv.Object, error) {
@@ -261,7 +230,7 @@ func demoBatch(ctx context.Context, s *demo.Session) error {
 		if err != nil {
 			return 0, nil, err
 		}
-		drain(resp)
+		demo.Read(resp)
 		doc, _ := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 		return resp.StatusCode, doc, nil
 	}
@@ -284,7 +253,7 @@ func demoBatch(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	say("   signer calls: %d, a batch: the deposit (EIP-3009 ReceiveWithAuthorization of 100000) and the first voucher (1000)", wallet.n)
+	say("   signer calls: %d, a batch: the deposit (EIP-3009 ReceiveWithAuthorization of 100000) and the first voucher (1000)", wallet.Calls())
 	say("   channel %s (its EIP-712 id commits to H = %s)", hold.Channel, hold.H)
 	status, _, err := get(x402.EncodeHeader(opened.Signed))
 	if err != nil || status != http.StatusOK {
@@ -294,7 +263,7 @@ func demoBatch(ctx context.Context, s *demo.Session) error {
 	hold, _ = gate.RecordCharge(hold, "1000")
 	say("3. the next request: 402 again; Within signs a voucher for 2000 in the held channel, nothing fetched")
 	_, doc, _ = get("")
-	before := wallet.n
+	before := wallet.Calls()
 	next, err := g.Within(ctx, doc, hold, evm.BatchID, wallet, nil, nil)
 	if err != nil {
 		return fail("no voucher:", err)
@@ -304,20 +273,20 @@ func demoBatch(ctx context.Context, s *demo.Session) error {
 		return fail("the seller refused the voucher:", seller.lastErr)
 	}
 	hold, _ = gate.RecordCharge(next.Hold, "2000")
-	say("   signer calls: %d; the seller recovered the voucher to the authorizer and answered 200; charged %s of %s signed", wallet.n-before, hold.Charged, hold.SignedMax)
+	say("   signer calls: %d; the seller recovered the voucher to the authorizer and answered 200; charged %s of %s signed", wallet.Calls()-before, hold.Charged, hold.SignedMax)
 	if err := s.KeepPayment(opened.Bytes, x402.EncodeHeader(firstDoc), opened.Signed); err != nil {
 		return err
 	}
 	s.Paid(demo.Amount(hold.Charged, 6, "USDC", "eip155:84532") + " in two vouchers, from a deposit of 0.1 USDC")
 	say("4. the seller's next 402 advertises other terms' hash")
-	seller.SetATR(append(append([]byte(nil), demoATR...), ' '))
+	seller.SetATR(demo.Changed(demo.ATR))
 	_, doc, _ = get("")
-	before = wallet.n
+	before = wallet.Calls()
 	_, err = g.Within(ctx, doc, hold, evm.BatchID, wallet, nil, nil)
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
 		return fail("the changed terms were not declined:", err)
 	}
-	say("   declined %s (%s); signer calls for it: %d", d.Code, d.Detail, wallet.n-before)
+	say("   declined %s (%s); signer calls for it: %d", d.Code, d.Detail, wallet.Calls()-before)
 	return nil
 }

@@ -1,10 +1,9 @@
-package main
+package stellarseller
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/internal/sorobansim"
-	"github.com/termsgate/termsgate/internal/stellarseller"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/stellar/sorobanrpc"
@@ -31,7 +29,7 @@ func init() {
 // buyer's inputs come from a Soroban RPC (a loopback simulator), and the
 // payer signs only the authorization of that one transfer.
 func demoStellar(ctx context.Context, s *demo.Session) error {
-	say, fail := demoPrinters(s)
+	say, fail := s.Say, demo.Fail
 	const ledger = 988
 	node := &sorobansim.Server{Ledger: ledger, Nonce: time.Now().UnixNano(), ResourceFee: 45_000}
 	rpcSrv, err := loopback.Start(node)
@@ -39,7 +37,7 @@ func demoStellar(ctx context.Context, s *demo.Session) error {
 		return fail("cannot start the local Soroban RPC:", err)
 	}
 	defer rpcSrv.Close()
-	seller := stellarseller.New(demoATR, []byte(`{"report":"XLM/USD 0.4321","as_of":"2026-12-01"}`), func() uint32 { return ledger })
+	seller := New(demo.ATR, []byte(`{"report":"XLM/USD 0.4321","as_of":"2026-12-01"}`), func() uint32 { return ledger })
 	srv, err := loopback.Start(seller)
 	if err != nil {
 		return fail("cannot start the local seller:", err)
@@ -61,7 +59,7 @@ func demoStellar(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	drain(resp)
+	demo.Read(resp)
 	doc, err := x402.DecodeHeader(resp.Header.Get("PAYMENT-REQUIRED"))
 	if err != nil {
 		return fail("the seller's PAYMENT-REQUIRED:", err)
@@ -70,7 +68,7 @@ func demoStellar(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	payTo, _ := jsonv.AsString(path(offer.Options[0], "payTo"))
+	payTo, _ := jsonv.AsString(demo.Path(offer.Options[0], "payTo"))
 	m, _ := stellar.DecodeMuxed(payTo)
 	say("   %d with PAYMENT-REQUIRED for %s, advertising H = %s", resp.StatusCode, stellar.ExactID, offer.H)
 	say("   payTo %s: the seller's account muxed with id %d, H's first 8 bytes", payTo, m.ID)
@@ -84,12 +82,12 @@ func demoStellar(ctx context.Context, s *demo.Session) error {
 	say("")
 	say("3. the gate fetches the terms, compares SHA-256 of the bytes with H, checks the envelope transfers what")
 	say("   the offer asks (payee, token, amount, payer), and only then signs the authorization")
-	wallet := &countingSigner{Signer: payer}
+	wallet := demo.Count(payer)
 	res, err := g.Transact(ctx, doc, stellar.ExactID, wallet, &gate.TransactOptions{Inputs: inputs})
 	if err != nil {
 		return fail("declined:", err)
 	}
-	say("   fetched %d bytes; SHA-256 = %s: matches; signer calls: %d", len(res.Bytes), res.H, wallet.n)
+	say("   fetched %d bytes; SHA-256 = %s: matches; signer calls: %d", len(res.Bytes), res.H, wallet.Calls())
 	header := x402.EncodeHeader(res.Signed)
 	say("")
 	say("4. GET again with PAYMENT-SIGNATURE (%d bytes)", len(header))
@@ -99,8 +97,7 @@ func demoStellar(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	body, _ := io.ReadAll(io.LimitReader(paid.Body, 1<<16))
-	paid.Body.Close()
+	body := demo.Read(paid)
 	if paid.StatusCode != http.StatusOK {
 		return fail(fmt.Sprintf("the seller refused the payment (%d):", paid.StatusCode), seller.LastRejection())
 	}
@@ -110,17 +107,17 @@ func demoStellar(ctx context.Context, s *demo.Session) error {
 		return err
 	}
 	amount, _ := seller.Option.GetString("amount")
-	s.Paid(demo.Amount(amount, -1, "the token "+stellarseller.Asset, stellar.Testnet))
+	s.Paid(demo.Amount(amount, -1, "the token "+Asset, stellar.Testnet))
 	say("")
 	say("5. the same seller now serves other bytes at the link while its 402 still advertises H")
-	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
-	calls := &countingSigner{Signer: payer}
+	seller.Lie(demo.Changed(demo.ATR))
+	calls := demo.Count(payer)
 	_, err = g.Transact(ctx, doc, stellar.ExactID, calls, &gate.TransactOptions{Inputs: inputs})
 	var d *gate.Decline
 	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
 		return fail("the changed terms were not declined:", err)
 	}
 	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls for it: %d", calls.n)
+	say("   signer calls for it: %d", calls.Calls())
 	return nil
 }

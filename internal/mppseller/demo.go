@@ -1,17 +1,15 @@
-package main
+package mppseller
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/mppseller"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -27,8 +25,8 @@ func init() {
 // challenge id is derived from H, and the signed transferWithMemo carries the
 // attribution memo of that id.
 func demoMPPTempo(ctx context.Context, s *demo.Session) error {
-	say, fail := demoPrinters(s)
-	seller := mppseller.New(demoATR, []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`))
+	say, fail := s.Say, demo.Fail
+	seller := New(demo.ATR, []byte(`{"report":"ETH/USD 3150.42","as_of":"2026-12-01"}`))
 	srv, err := loopback.Start(seller)
 	if err != nil {
 		return fail("cannot start the local seller:", err)
@@ -49,7 +47,7 @@ func demoMPPTempo(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	drain(resp)
+	demo.Read(resp)
 	doc, err := mpp.ChallengesFromHeader(resp.Header)
 	if err != nil {
 		return fail("the seller's WWW-Authenticate:", err)
@@ -69,7 +67,7 @@ func demoMPPTempo(ctx context.Context, s *demo.Session) error {
 	}
 	say("   fetched %d bytes; SHA-256 = %s: matches", len(res.Bytes), res.H)
 	cred, _ := jsonv.AsObject(res.Signed)
-	id, _ := jsonv.AsString(path(cred, "challenge", "id"))
+	id, _ := jsonv.AsString(demo.Path(cred, "challenge", "id"))
 	say("   signed a Tempo transaction whose transferWithMemo memo attributes the challenge id %s (derived from H)", id)
 	say("")
 	name, value := mpp.Header(cred)
@@ -80,8 +78,7 @@ func demoMPPTempo(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	body, _ := io.ReadAll(io.LimitReader(paid.Body, 1<<16))
-	paid.Body.Close()
+	body := demo.Read(paid)
 	if paid.StatusCode != http.StatusOK {
 		return fail(fmt.Sprintf("the seller refused the credential (%d):", paid.StatusCode), seller.LastRejection())
 	}
@@ -93,14 +90,14 @@ func demoMPPTempo(ctx context.Context, s *demo.Session) error {
 	s.Paid(demo.Amount(seller.Amount, 6, "pathUSD", fmt.Sprintf("eip155:%d", seller.ChainID)))
 	say("")
 	say("4. the same seller now serves other bytes at the link while its challenge still advertises H")
-	seller.Lie(append(append([]byte(nil), demoATR...), ' '))
-	calls := &countingSigner{Signer: payer}
+	seller.Lie(demo.Changed(demo.ATR))
+	calls := demo.Count(payer)
 	_, err = g.Transact(ctx, doc, tempo.MemoID, calls, nil)
 	var d *gate.Decline
 	if !errors.As(err, &d) {
 		return fail("the changed terms were not declined:", err)
 	}
 	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls for it: %d", calls.n)
+	say("   signer calls for it: %d", calls.Calls())
 	return nil
 }

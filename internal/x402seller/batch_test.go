@@ -1,4 +1,4 @@
-package main
+package x402seller
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -55,8 +56,8 @@ func signVoucher(t *testing.T, k *ecdsa.PrivateKey, channel, amount string) stri
 // with its reason and leaves the channel as it was, so the genuine voucher
 // is accepted afterwards; replaying it or the opening is then refused.
 func TestBatchSellerRefusesTamperedVouchers(t *testing.T) {
-	seller := &batchSeller{}
-	seller.SetATR(demoATR)
+	seller := &Batch{}
+	seller.SetATR(demo.ATR)
 	srv, err := loopback.Start(seller)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestBatchSellerRefusesTamperedVouchers(t *testing.T) {
 	// (and configuration) changed by f.
 	tamper := func(f func(config, voucher *jsonv.Object)) jsonv.Value {
 		p := jsonv.Clone(next.Signed)
-		payload, _ := jsonv.AsObject(path(p, "payload"))
+		payload, _ := jsonv.AsObject(demo.Path(p, "payload"))
 		config, _ := payload.GetObject("channelConfig")
 		voucher, _ := payload.GetObject("voucher")
 		f(config, voucher)
@@ -126,7 +127,7 @@ func TestBatchSellerRefusesTamperedVouchers(t *testing.T) {
 		}
 	}
 	refund := jsonv.Clone(next.Signed)
-	if payload, ok := jsonv.AsObject(path(refund, "payload")); ok {
+	if payload, ok := jsonv.AsObject(demo.Path(refund, "payload")); ok {
 		payload.Set("type", "refund")
 		payload.Set("amount", "1000")
 	}
@@ -140,7 +141,7 @@ func TestBatchSellerRefusesTamperedVouchers(t *testing.T) {
 			// A configuration with the other key as authorizer: its id is
 			// consistent and its salt is H, but it was never opened.
 			salt, _ := config.GetString("salt")
-			delay, _ := jsonv.AsSafeInt(path(config, "withdrawDelay"))
+			delay, _ := jsonv.AsSafeInt(demo.Path(config, "withdrawDelay"))
 			cc := evm.ChannelConfig{WithdrawDelay: delay}
 			cc.Payer, _ = config.GetString("payer")
 			cc.Receiver, _ = config.GetString("receiver")
