@@ -370,6 +370,9 @@ func (f *File) Reserve(_ context.Context, k Key, amount, budget *big.Int) (strin
 		if err := b.Put(budgetKey(k), []byte(spent.String())); err != nil {
 			return err
 		}
+		if err := putCeiling(tx, k, budget); err != nil { // termsgate budget shows it
+			return err
+		}
 		return tx.Bucket(bucketReservations).Put([]byte(id), rec)
 	})
 	if err != nil {
