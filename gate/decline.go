@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"strings"
+
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 )
@@ -70,7 +72,22 @@ type Decline struct {
 	Err    error
 }
 
-func (d *Decline) Error() string { return string(d.Code) + ": " + d.Detail }
+// Error is the code, the detail and the cause in one line: "atr-unfetchable:
+// The ATR could not be fetched from the link: Get …: atr: 127.0.0.1 is not a
+// public address". A detail's closing period gives way to the cause; a cause
+// that only repeats the detail is left out, and line breaks in the cause
+// become spaces so that a log line stays one line.
+func (d *Decline) Error() string {
+	s := string(d.Code) + ": " + d.Detail
+	if d.Err == nil {
+		return s
+	}
+	cause := strings.Join(strings.Fields(d.Err.Error()), " ")
+	if cause == "" || cause == d.Detail || strings.HasSuffix(d.Detail, ": "+cause) {
+		return s
+	}
+	return strings.TrimSuffix(s, ".") + ": " + cause
+}
 
 // Unwrap returns the cause.
 func (d *Decline) Unwrap() error { return d.Err }

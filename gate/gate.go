@@ -36,7 +36,11 @@ type Gate struct {
 	// inject one that advances their clock.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Policy, when set, is asked after the hash comparison and before any
-	// signer call; a non-nil error declines the payment.
+	// signer call; a non-nil error declines the payment. The gate is the
+	// explicit step-by-step API: it asks only the policy it is given, and
+	// with none it signs what the pairing builds. pay.Transport, the CLI
+	// and the MCP server refuse to pay without limits; a program calling
+	// the gate itself sets them here (a *pay.Policy).
 	Policy Policy
 }
 

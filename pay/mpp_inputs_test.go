@@ -1,6 +1,7 @@
 package pay_test
 
 import (
+	"math/big"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -56,7 +57,11 @@ func TestMPPAuthorizationPaysWithItsInputs(t *testing.T) {
 	defer srv.Close()
 
 	s := anvil(t)
-	tr := &pay.Transport{Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}, Signer: s}
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{Network: network, MaxAmount: big.NewInt(10000)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &pay.Transport{Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}, Signer: s, Policy: policy}
 	_, _, err = get(t, pay.NewClient(tr), "https://api.seller.example/v1/report")
 	mustDecline(t, err, gate.NoPayableOption, "mpp/input-missing")
 	if fetches.Load() != 0 || s.calls.Load() != 0 {

@@ -40,6 +40,7 @@ func TestTransportPaysStellarWithRPCInputs(t *testing.T) {
 		Base:      srv.Transport(),
 		Gate:      &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
 		Signer:    key,
+		Policy:    pay.NoLimits(), // the explicit opt-out pays as a Policy would allow
 		InputsFor: rpc.InputsFor,
 	}
 	resp, err := pay.NewClient(transport).Get(seller.ResourceURL())

@@ -77,7 +77,15 @@ const (
 	// asks for and read the payment, and the Transport does not AllowHTTP.
 	// Code no-payable-option; nothing fetched or signed.
 	DetailPlainHTTP = "pay/plain-http"
+	// DetailNoPolicy: neither Transport.Policy nor Gate.Policy is set, so
+	// nothing limits what would be paid. Code no-payable-option; nothing
+	// fetched or signed. Set a Policy (NewPolicy), or NoLimits to pay
+	// without any.
+	DetailNoPolicy = "pay/no-policy"
 )
+
+// errNoPolicy is the cause of a DetailNoPolicy decline: how to opt in.
+var errNoPolicy = errors.New("the Transport has no spend limits: set Transport.Policy (pay.NewPolicy) or Gate.Policy; to pay any amount to anyone, set Policy: pay.NoLimits()")
 
 // Transport pays x402 v2 and MPP 402s through the gate. The zero value is not
 // usable: Signer is required. A Transport is safe for concurrent use if its
@@ -99,8 +107,10 @@ type Transport struct {
 	// signs nothing); nil means Signer.
 	AgreementSigner gate.Signer
 	// Policy is asked, after Gate.Policy if that is set, before any signer
-	// call. nil means none; the Transport still refuses a signing request
-	// it cannot summarise (policy/request-unreadable).
+	// call. With neither set the Transport pays nothing: every 402 is
+	// declined (DetailNoPolicy) before anything is fetched or signed.
+	// NoLimits is the explicit opt-out. Even then the Transport refuses a
+	// signing request it cannot summarise (policy/request-unreadable).
 	Policy gate.Policy
 	Hooks  Hooks
 	// Logger receives one record per payment event; nil discards them.
@@ -144,6 +154,18 @@ type Transport struct {
 		cache *atr.Cache
 	}
 }
+
+// NoLimits is a Policy that allows every payment the Transport can
+// summarise: any amount, any asset, any payee, payable for any time.
+//
+// Dangerous: a seller then decides what is paid. It is for programs that
+// vet each payment themselves (Hooks.BeforeSign) or hold only funds they
+// can lose; a Transport without a Policy declines every 402 instead.
+func NoLimits() gate.Policy { return noLimits{} }
+
+type noLimits struct{}
+
+func (noLimits) Allow(context.Context, gate.PaymentSummary) error { return nil }
 
 // inputsFor is Inputs for one pairing, never nil.
 func (t *Transport) inputsFor(pairing string) *jsonv.Object {
@@ -256,6 +278,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	if d := allBad(offers); d != nil {
 		return nil, t.declined(req, d)
+	}
+	if t.Policy == nil && t.gate().Policy == nil {
+		return nil, t.declined(req, &gate.Decline{Code: gate.NoPayableOption, Detail: DetailNoPolicy, Err: errNoPolicy})
 	}
 	if t.Signer == nil {
 		return nil, errors.New("pay: Transport has no Signer")

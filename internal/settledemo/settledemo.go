@@ -76,10 +76,15 @@ func Settle(ctx context.Context, s *demo.Session) error {
 	say("")
 	say("1. the gate fetches the terms, compares SHA-256 of the exact bytes with the advertised H, and signs")
 	say("   an EIP-3009 transferWithAuthorization whose nonce is H")
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{Network: simchain.Network, Asset: chain.Token.Hex(), MaxAmount: big.NewInt(10000)}}})
+	if err != nil {
+		return fail("the spend limits", err)
+	}
 	client := pay.NewClient(&pay.Transport{
 		Base:   srv.Transport(),
 		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
 		Signer: payer,
+		Policy: policy,
 	})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, seller.ResourceURL(), nil)
 	resp, err := client.Do(req)

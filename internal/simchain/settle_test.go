@@ -94,7 +94,11 @@ func x402Seller(c *simchain.Chain, terms []byte) *x402seller.Seller {
 // pay402 pays the seller's resource once through the paying client.
 func pay402(t *testing.T, s *x402seller.Seller, srv *loopback.Server, wallet gate.Signer) *pay.Result {
 	t.Helper()
-	client := pay.NewClient(&pay.Transport{Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}, Signer: wallet})
+	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{Network: simchain.Network, MaxAmount: big.NewInt(10000)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := pay.NewClient(&pay.Transport{Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}, Signer: wallet, Policy: policy})
 	resp, err := client.Get(s.ResourceURL())
 	if err != nil {
 		t.Fatal(err)

@@ -285,6 +285,12 @@ func (Batch) Choose(read rails.Read, account string, inputs *jsonv.Object, now i
 	if !has || !IsAddress(authorizer) {
 		return nil, missing
 	}
+	if err := CheckAddresses("from", acct.Address, "payerAuthorizer", authorizer); err != nil {
+		return nil, err
+	}
+	if err := CheckAddressesIn("", accepted); err != nil {
+		return nil, err
+	}
 	authSalt := ""
 	if v, has := inputs.Get("authSalt"); has {
 		if authSalt, _ = v.(string); !rails.IsHex(authSalt, 64) {

@@ -77,6 +77,12 @@ func (ExactEIP3009) Choose(read rails.Read, account string, _ *jsonv.Object, now
 	if o == nil {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
 	}
+	if err := CheckAddresses("from", acct.Address); err != nil {
+		return nil, err
+	}
+	if err := CheckAddressesIn("", o); err != nil {
+		return nil, err
+	}
 	return jsonv.Obj("required", read.Required, "accepted", o, "from", acct.Address, "now", now), nil
 }
 

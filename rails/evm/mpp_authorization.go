@@ -42,6 +42,9 @@ func (MPPAuthorization) Choose(read rails.Read, account string, inputs *jsonv.Ob
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckMPPAddresses(challenge, from); err != nil {
+		return nil, err
+	}
 	given, err := mpp.Inputs(inputs, mpp.Input{Name: "tokenDomain", Kind: "object"})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
@@ -24,6 +25,9 @@ var clientIDInput = mpp.Input{Name: "clientId", Kind: "string", Optional: true}
 func chooseCharge(read rails.Read, account string, inputs *jsonv.Object, now int64, pairing string) (jsonv.Value, error) {
 	challenge, from, err := mpp.Choose(read, account, pairing)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkAddresses(from); err != nil {
 		return nil, err
 	}
 	checked, err := mpp.CheckChallenge(challenge, true)
@@ -168,3 +172,11 @@ func sameHex(v jsonv.Value, want []byte) bool {
 	b, ok := mpp.HexBytes(s, len(want), len(want))
 	return ok && string(b) == string(want)
 }
+
+// checkAddresses is the EIP-55 check of a Tempo Choose
+// (docs/adding-a-pairing.md): the account's address. The challenge's own
+// addresses are not checked here, unlike the other EVM pairings': the Tempo
+// vectors (vectors/testdata/mpp-charge-tempo-*.json, mpp-session-tempo.json,
+// mpp-subscription-tempo.json) pay a recipient written in mixed case that
+// is no EIP-55 checksum, and the vectors are the spec.
+func checkAddresses(from string) error { return evm.CheckAddresses("from", from) }

@@ -10,6 +10,7 @@ import (
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
@@ -49,6 +50,9 @@ func (Session) Choose(read rails.Read, account string, inputs *jsonv.Object, now
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAddresses(from); err != nil {
+		return nil, err
+	}
 	given, err := mpp.Inputs(inputs,
 		mpp.Input{Name: "deposit", Kind: "decimal"},
 		mpp.Input{Name: "authorizedSigner", Pattern: addressInput, Optional: true},
@@ -56,6 +60,10 @@ func (Session) Choose(read rails.Read, account string, inputs *jsonv.Object, now
 		mpp.Input{Name: "tokenDomain", Kind: "object", Optional: true},
 	)
 	if err != nil {
+		return nil, err
+	}
+	signer, _ := given.GetString("authorizedSigner")
+	if err := evm.CheckAddresses("authorizedSigner", signer); err != nil {
 		return nil, err
 	}
 	return mpp.Choice(challenge, from, now, given), nil

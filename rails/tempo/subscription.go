@@ -41,6 +41,9 @@ func (Subscription) Choose(read rails.Read, account string, _ *jsonv.Object, now
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAddresses(from); err != nil {
+		return nil, err
+	}
 	return mpp.Choice(challenge, from, now, nil), nil
 }
 
