@@ -22,9 +22,10 @@ const AnvilKey = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2
 
 // Local signs with one secp256k1 key held in memory.
 type Local struct {
-	key     *ecdsa.PrivateKey
-	address common.Address
-	account string
+	key         *ecdsa.PrivateKey
+	address     common.Address
+	account     string
+	delegations DelegationIssuer // nil: erc7710 requests are refused
 }
 
 // NewLocal returns a signer for key whose CAIP-10 account is on network
@@ -76,6 +77,8 @@ func (l *Local) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error
 		return l.signBatch(ctx, req)
 	case KindEVMCall:
 		return nil, fmt.Errorf("signer: an evm-call needs fees and a nonce: sign it with signer.EVM (a node, or fixed Fees)")
+	case evm.KindERC7710:
+		return l.signDelegation(ctx, req)
 	default:
 		return nil, fmt.Errorf("signer: the local key does not sign %q requests", kind)
 	}

@@ -21,6 +21,8 @@ func Default() *rails.Registry {
 		evm.UptoPermit2{},
 		evm.AuthCaptureEIP3009{},
 		evm.AuthCapturePermit2{},
+		evm.ExactERC7710Salt{},
+		evm.ExactERC7710{},
 		evm.MPPAuthorization{},
 		evm.MPPUSDC{},
 		evm.MPPPermit2{},

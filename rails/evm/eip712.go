@@ -6,6 +6,8 @@
 //   - x402/upto/eip155/permit2: the same nonce, through the upto proxy (upto_permit2.go).
 //   - x402/auth-capture/eip155/eip3009: the escrow PaymentInfo's salt, to which the ReceiveWithAuthorization nonce commits (auth_capture_eip3009.go).
 //   - x402/auth-capture/eip155/permit2: the same salt, through a Permit2 PermitTransferFrom nonce (auth_capture_permit2.go).
+//   - x402/exact/eip155/erc7710-salt: the salt of the permission context's leaf delegation (erc7710_salt.go).
+//   - x402/exact/eip155/erc7710: only the echoed extensions.legalContext; no public proof (erc7710.go).
 package evm
 
 import (

@@ -307,13 +307,17 @@ func BenchmarkUptoPermit2BuildSignFinish(b *testing.B) {
 }
 
 func benchBuildSignFinish(b *testing.B, p rails.Pairing, option *jsonv.Object) {
-	atrBytes := []byte("abc")
-	h := atr.Sum(atrBytes)
-	choice, _, _ := builtAt(b, p, option, h, time.Now().Unix())
 	s, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchBuildSignFinishWith(b, p, option, s)
+}
+
+func benchBuildSignFinishWith(b *testing.B, p rails.Pairing, option *jsonv.Object, s *signer.Local) {
+	atrBytes := []byte("abc")
+	h := atr.Sum(atrBytes)
+	choice, _, _ := builtAt(b, p, option, h, time.Now().Unix())
 	chosen := rails.Chosen{Pairing: p.ID(), Choice: choice, Ref: rails.NewRef()}
 	g := &gate.Gate{}
 	ctx := context.Background()
