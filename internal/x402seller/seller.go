@@ -35,6 +35,11 @@ type Seller struct {
 	// is served, as a facilitator does, and returns the settling
 	// transaction's hash; an error refuses the payment.
 	Settler func(ctx context.Context, payment *jsonv.Object) (tx string, err error)
+	// Verify, when set, checks a payment in place of the EIP-3009 check,
+	// once it accepts the offered option: a seller of another x402 EVM
+	// pairing (internal/permit2seller) verifies as its chain would. h is
+	// the hash of the terms served; it returns the payer.
+	Verify func(payment *jsonv.Object, h atr.Hash, now time.Time) (payer string, err error)
 	// Plain makes it a seller that publishes no terms, as x402 sellers
 	// without the Legal Context Protocol are: its 402 has no legalContext
 	// and it accepts any nonce (a buyer pays it only unbound, by choice).
@@ -113,7 +118,7 @@ func (s *Seller) serveResource(w http.ResponseWriter, r *http.Request) {
 		s.paymentRequired(w, "")
 		return
 	}
-	payer, err := s.verify(header)
+	payer, err := s.check(header)
 	tx := "0x" + strings.Repeat("00", 32)
 	if err == nil && s.Settler != nil {
 		p, _ := x402.DecodeHeader(header) // verify read it
@@ -179,6 +184,22 @@ func (s *Seller) requiredHeader(reason string) (string, error) {
 	s.cachedHeader, s.cachedFor = header, key
 	s.mu.Unlock()
 	return header, nil
+}
+
+// check is verify, or Verify once the payment accepts the option offered.
+func (s *Seller) check(header string) (string, error) {
+	if s.Verify == nil {
+		return s.verify(header)
+	}
+	p, err := x402.DecodeHeader(header)
+	if err != nil {
+		return "", err
+	}
+	accepted, ok := p.GetObject("accepted")
+	if !ok || !x402.OptionInDocument(accepted, []jsonv.Value{s.Option}) {
+		return "", errors.New("the payment accepts another option than the one offered")
+	}
+	return s.Verify(p, s.Hash(), s.Now())
 }
 
 // verify checks a PAYMENT-SIGNATURE as a facilitator would before settling,
