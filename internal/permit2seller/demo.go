@@ -159,6 +159,7 @@ func run(ctx context.Context, s *demo.Session, c demoCase) error {
 	var signed jsonv.Value
 	transport := &pay.Transport{
 		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}, Signer: wallet, Policy: policy,
+		NoATRCache: true, // every step fetches and compares, the lie included
 		Hooks: pay.Hooks{
 			BeforeSign: func(_ context.Context, _ *http.Request, sum pay.Summary) error {
 				s.Say("   fetched the terms; SHA-256 matches the advertised H = %s", sum.H)
