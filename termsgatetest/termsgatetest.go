@@ -16,6 +16,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,6 +80,7 @@ type Seller struct {
 	URL string
 
 	srv      *loopback.Server
+	host     string // host:port in the links, as dialable names it
 	protocol Protocol
 	x402     *x402seller.Seller
 	mpp      *mppseller.Seller
@@ -118,9 +121,9 @@ func Start(cfg Config) (*Seller, error) {
 	if err != nil {
 		return nil, err
 	}
-	host := l.Addr().String()
+	host, ip := dialable(addr, l.Addr())
 	l.Close() // StartOn listens again on the port the system picked
-	s := &Seller{protocol: cfg.Protocol}
+	s := &Seller{protocol: cfg.Protocol, host: host}
 	var h http.Handler
 	switch cfg.Protocol {
 	case "", X402:
@@ -149,12 +152,32 @@ func Start(cfg Config) (*Seller, error) {
 	default:
 		return nil, &unknownProtocol{cfg.Protocol}
 	}
-	s.srv, err = loopback.StartOn(host, s.slow(h), "localhost")
+	s.srv, err = loopback.StartOn(host, s.slow(h), "localhost", ip)
 	if err != nil {
 		return nil, err
 	}
 	s.URL = "https://" + host + "/v1/report"
 	return s, nil
+}
+
+// dialable is the host:port the seller's links and URL name, and its IP: the
+// one listened on, except that a seller listening on every address (0.0.0.0,
+// ::, or no host) is named by loopback, an address that reaches it from this
+// machine and that its certificate names.
+func dialable(requested string, listened net.Addr) (hostPort, ip string) {
+	h, _, _ := net.SplitHostPort(requested)
+	ta, ok := listened.(*net.TCPAddr)
+	if !ok {
+		return listened.String(), h
+	}
+	a := ta.IP
+	if a.IsUnspecified() {
+		a = net.IPv4(127, 0, 0, 1)
+		if strings.Contains(h, ":") { // [::]: the IPv6 loopback
+			a = net.IPv6loopback
+		}
+	}
+	return net.JoinHostPort(a.String(), strconv.Itoa(ta.Port)), a.String()
 }
 
 var (
@@ -210,7 +233,7 @@ func (s *Seller) Hash() string {
 
 // ATRLink is where the terms are served.
 func (s *Seller) ATRLink() string {
-	return "https://" + s.srv.Listener.Addr().String() + "/" + s.Hash()
+	return "https://" + s.host + "/" + s.Hash()
 }
 
 // SetATR changes the terms; offers advertise the new hash from now on.
@@ -272,7 +295,7 @@ func (s *Seller) AgreementURL() string {
 	if s.agree == nil {
 		return ""
 	}
-	return "https://" + s.srv.Listener.Addr().String() + s.agree.Agreements.ResourcePath
+	return "https://" + s.host + s.agree.Agreements.ResourcePath
 }
 
 // LastRejection is why the seller last refused a payment, if it did.

@@ -6,10 +6,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +33,12 @@ import (
 // the passphrase in pass) and $AHASH.
 //
 // "exits N command args..." runs a command and fails unless it exits N;
-// "waitfile FILE" waits for a background command to write FILE.
+// "waitfile FILE" waits for a background command to write FILE;
+// "waitseller FILE" waits for termsgate seller --url-file FILE and sets
+// $URL to the URL it wrote, $ORIGIN to its https://HOST:PORT and
+// $HOSTPORT to its HOST:PORT. Sellers
+// listen on port 0 (--addr 127.0.0.1:0), never a fixed port: two runs on
+// one machine must not collide (TestNoFixedListenPorts).
 func TestScripts(t *testing.T) {
 	doc, a, account, b6sig := buyerFixture(t)
 	stepsNow = func() time.Time { return time.Unix(1790000000, 0) }
@@ -99,6 +106,26 @@ func TestScripts(t *testing.T) {
 					if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
 						return
 					}
+				}
+				ts.Fatalf("%s did not appear", args[0])
+			},
+			"waitseller": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitseller URLFILE")
+				}
+				for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+					b, err := os.ReadFile(ts.MkAbs(args[0]))
+					if err != nil {
+						continue
+					}
+					u, err := url.Parse(strings.TrimSpace(string(b)))
+					if err != nil || u.Scheme != "https" || u.Host == "" {
+						ts.Fatalf("%s holds %q, not the seller's URL", args[0], b)
+					}
+					ts.Setenv("URL", u.String())
+					ts.Setenv("ORIGIN", u.Scheme+"://"+u.Host)
+					ts.Setenv("HOSTPORT", u.Host)
+					return
 				}
 				ts.Fatalf("%s did not appear", args[0])
 			},

@@ -12,9 +12,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/termsgate/termsgate/atr"
@@ -26,7 +29,7 @@ func init() {
 	commands["seller"] = command{"serve a seller with published terms on loopback TLS, to try the other commands against", runSeller}
 }
 
-const sellerUsage = `seller [--addr 127.0.0.1:8402] [--mpp] [--cert-file seller.pem] [--lie] [--slow DURATION] [--no-terms|--agreement]
+const sellerUsage = `seller [--addr 127.0.0.1:8402] [--listen-any] [--mpp] [--cert-file seller.pem] [--url-file FILE] [--lie] [--slow DURATION] [--no-terms|--agreement]
 
 Serves, until interrupted, a seller of one report that publishes its terms
 (an ATR) and checks every payment: an x402 seller asking 0.01 USDC on Base
@@ -34,6 +37,14 @@ Sepolia, or with --mpp an MPP seller asking 1 pathUSD on Tempo Moderato.
 It settles nothing and moves no value. Its certificate is written to
 --cert-file; give that file to pay, confirm, transact, hash and mcp as
 --ca-file, with --allow-private (the seller is on a loopback address).
+It prints its URL on standard output, and with --url-file also writes it
+to that file (for scripts: --addr 127.0.0.1:0 picks a free port).
+
+--addr must be a loopback address: the seller accepts any signature and is
+for trying termsgate. --listen-any allows another one; give the address
+others reach this machine by (the certificate, the terms' link and the URL
+name it). On 0.0.0.0 or [::] they name the loopback address, which works
+from this machine.
 
 --lie serves other bytes at the terms' link than the hash the offer
 advertises (the buyer must decline, hash-mismatch); --slow makes the link
@@ -55,7 +66,9 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	addr := "127.0.0.1:8402"
-	fs.Var(addrFlag{&addr}, "addr", "the loopback address to listen on")
+	fs.Var(addrFlag{&addr}, "addr", "the loopback address to listen on (port 0 picks a free one)")
+	listenAny := fs.Bool("listen-any", false, "allow an --addr that is not loopback (anyone who reaches it can use the seller)")
+	urlFile := fs.String("url-file", "", "also write the seller's URL to this file once it listens")
 	mppFlag := fs.Bool("mpp", false, "sell over MPP (a Tempo charge) instead of x402")
 	certFile := fs.String("cert-file", "seller.pem", "where to write the seller's certificate (PEM)")
 	lie := fs.Bool("lie", false, "serve other bytes at the terms' link than the advertised hash")
@@ -71,17 +84,37 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() != 0 {
 		return usageError(stderr, "seller", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
+	if !*listenAny && !isLoopbackAddr(addr) {
+		return usageError(stderr, "seller", fmt.Errorf("--addr %s is not a loopback address; the seller accepts any signature and is for trying termsgate on this machine (--listen-any allows it)", addr))
+	}
 	cfg := termsgatetest.Config{Addr: addr, NoTerms: *noTerms, Agreement: *agreement}
 	if *mppFlag {
 		cfg.Protocol = termsgatetest.MPP
 	}
 	s, err := termsgatetest.Start(cfg)
+	var netErr *net.OpError
+	if errors.As(err, &netErr) {
+		// Not a mistake in the command: the address is taken, or not this
+		// machine's.
+		fmt.Fprintf(stderr, "termsgate seller: %v\n", err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			fmt.Fprintln(stderr, "termsgate: hint: another program (another termsgate seller?) listens there; --addr 127.0.0.1:0 picks a free port")
+		}
+		return exitFailure
+	}
 	if err != nil {
 		return usageError(stderr, "seller", err)
 	}
 	defer s.Close()
 	if err := os.WriteFile(*certFile, s.CertificatePEM(), 0o644); err != nil {
-		return usageError(stderr, "seller", err)
+		fmt.Fprintf(stderr, "termsgate seller: writing the certificate: %v\n", err)
+		return exitFailure
+	}
+	if *urlFile != "" {
+		if err := writeFileAtomic(*urlFile, []byte(s.URL+"\n")); err != nil {
+			fmt.Fprintf(stderr, "termsgate seller: --url-file: %v\n", err)
+			return exitFailure
+		}
 	}
 	if *lie {
 		s.Lie([]byte(`{"terms":"not the terms the offer advertises"}`))
@@ -112,6 +145,40 @@ func runSeller(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "termsgate seller: %d agreements paid\n", c.Agreements)
 	}
 	return exitOK
+}
+
+// isLoopbackAddr reports whether addr (host:port) names a loopback address:
+// 127.0.0.0/8, ::1 or localhost.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// writeFileAtomic writes b to path through a temporary file in the same
+// folder, so that a script waiting for path never reads half of it.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // caFlag is --ca-file: a PEM file of certificates to trust besides the
