@@ -29,8 +29,10 @@ const keyUsage = `key new [--out FILE] [--passphrase-file FILE]
 
 key new creates a secp256k1 key, writes it encrypted under a passphrase as a
 go-ethereum keystore file (Web3 Secret Storage v3, scrypt), and prints its
-address. The passphrase comes from --passphrase-file, else it is asked for
-twice on the terminal without echo. The file is never overwritten.
+address. The passphrase comes from --passphrase-file, else from
+$TERMSGATE_PASSPHRASE, else it is asked for twice on the terminal without
+echo, as every command that opens a key file takes it. The file is never
+overwritten.
 
 key address prints the address a key file names, without opening it.`
 
@@ -61,7 +63,7 @@ func runKeyNew(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the key file to write (default keystore-ADDRESS.json in the current directory)")
 	passFile := new(string)
-	fs.Var(fileFlag{passFile}, "passphrase-file", "a file holding the passphrase (else asked on the terminal)")
+	fs.Var(fileFlag{passFile}, "passphrase-file", "a file holding the passphrase (else $TERMSGATE_PASSPHRASE, else asked on the terminal)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: termsgate %s\n\nFlags:\n", keyUsage)
 		fs.PrintDefaults()
@@ -75,19 +77,9 @@ func runKeyNew(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() != 0 {
 		return usageError(stderr, "key new", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	var pass string
-	if *passFile != "" {
-		p, err := readPassphraseFile(*passFile)
-		if err != nil {
-			return usageError(stderr, "key new", err)
-		}
-		pass = p
-	} else {
-		p, err := promptNewPassphrase(stdin, stderr)
-		if err != nil {
-			return usageError(stderr, "key new", err)
-		}
-		pass = p
+	pass, err := newPassphrase(*passFile, stdin, stderr)
+	if err != nil {
+		return usageError(stderr, "key new", err)
 	}
 	if pass == "" {
 		return usageError(stderr, "key new", errors.New("the passphrase is empty; a key file under an empty passphrase protects nothing"))
@@ -147,6 +139,23 @@ func runKeyAddress(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// newPassphrase is the passphrase of a new key file, found as a key file's
+// is (keyFlags.passphrase): --passphrase-file, else $TERMSGATE_PASSPHRASE,
+// else asked twice on the terminal.
+func newPassphrase(file string, stdin io.Reader, stderr io.Writer) (string, error) {
+	if file != "" {
+		return readPassphraseFile(file)
+	}
+	if p, ok := os.LookupEnv(passphraseEnv); ok {
+		return p, nil
+	}
+	return promptNewPassphrase(stdin, stderr)
+}
+
+// passphraseEnv holds a key file's passphrase for commands run without a
+// terminal.
+const passphraseEnv = "TERMSGATE_PASSPHRASE"
+
 func readPassphraseFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -185,7 +194,7 @@ func promptPassphrase(stdin io.Reader, stderr io.Writer, prompt string) (string,
 
 func promptNewPassphrase(stdin io.Reader, stderr io.Writer) (string, error) {
 	if _, ok := terminalFd(stdin); !ok {
-		return "", errors.New("no passphrase: give --passphrase-file FILE, or run on a terminal to be asked")
+		return "", errors.New("no passphrase: give --passphrase-file FILE or $TERMSGATE_PASSPHRASE, or run on a terminal to be asked")
 	}
 	p, err := promptPassphrase(stdin, stderr, "Passphrase for the new key: ")
 	if err != nil {

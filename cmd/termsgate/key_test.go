@@ -143,3 +143,31 @@ func TestTransactWithClef(t *testing.T) {
 		t.Fatalf("two signers: exit %d, %s", code, errs)
 	}
 }
+
+// TestKeyNewTakesPassphraseEnv: key new takes $TERMSGATE_PASSPHRASE when no
+// --passphrase-file is given, as the commands that open a key file do: the
+// file it writes opens under that passphrase (transact signs with it), and an
+// empty one is refused.
+func TestKeyNewTakesPassphraseEnv(t *testing.T) {
+	lightKeys(t)
+	keyFile := filepath.Join(t.TempDir(), "wallet.json")
+	t.Setenv(passphraseEnv, "from the environment")
+	code, addr, errs := runCLI(t, "", "key", "new", "--out", keyFile)
+	addr = strings.TrimSpace(addr)
+	if code != exitOK || len(addr) != 42 {
+		t.Fatalf("key new: exit %d, out %q, err %s", code, addr, errs)
+	}
+	doc, _, _, _ := buyerFixture(t)
+	code, out, errs := runCLI(t, jsonv.String(doc), "transact", "--max-amount", "10000", "--key-file", keyFile)
+	if code != exitOK || !strings.Contains(strings.ToLower(out), strings.ToLower(addr)) {
+		t.Fatalf("transact under the environment's passphrase: exit %d, %s, %s", code, out, errs)
+	}
+	t.Setenv(passphraseEnv, "another one")
+	if code, _, errs := runCLI(t, jsonv.String(doc), "transact", "--max-amount", "10000", "--key-file", keyFile); code == exitOK {
+		t.Fatalf("transact under another passphrase: exit %d, %s", code, errs)
+	}
+	t.Setenv(passphraseEnv, "")
+	if code, _, errs := runCLI(t, "", "key", "new", "--out", filepath.Join(t.TempDir(), "empty.json")); code != exitUsage || !strings.Contains(errs, "the passphrase is empty") {
+		t.Fatalf("empty passphrase: exit %d, %s", code, errs)
+	}
+}
