@@ -168,6 +168,9 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 	if err != nil {
 		return nil, err
 	}
+	// The first report comes before anything slow (the inputs from a chain's
+	// node, the fetch), so that the agent hears at once that the call runs.
+	step(ctx, "Fetching the ATR and comparing its hash; the wallet signs only after it matched")
 	in, err := s.inputsFor(ctx, a.Pairing, doc, s.signer.Account(), a.Inputs)
 	if err != nil {
 		return nil, err
@@ -182,7 +185,6 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 		}
 		opts.Approved = ap
 	}
-	step(ctx, "Fetching the ATR and comparing its hash; the wallet signs only after it matched")
 	g := *s.gate
 	rec := &recording{inner: s.gate.Policy}
 	g.Policy = rec

@@ -72,7 +72,7 @@ func TestPayVerboseTimesEachStep(t *testing.T) {
 // the step ends; a quick step shows nothing.
 func TestProgressLine(t *testing.T) {
 	var buf syncBuffer
-	l := &stepLog{w: termWriter{&buf}, raw: &buf, live: true, stop: make(chan struct{})}
+	l := &stepLog{w: termWriter{w: &buf}, raw: &buf, live: true, stop: make(chan struct{})}
 	go l.tick()
 	l.begin("quick")
 	l.begin("fetching the ATR at https://atr.seller.example/\x1b[2Kx")

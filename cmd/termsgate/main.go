@@ -10,10 +10,16 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // Exit codes: a person (or a script) can tell a declined payment from a
@@ -39,7 +45,9 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	stderr = termWriter{stderr} // no control character reaches the terminal (termtext.go)
+	// No control character reaches the terminal (termtext.go), and no
+	// message repeats more than maxEcho characters of an argument.
+	stderr = termWriter{w: stderr, clip: longArgs(args)}
 	switch {
 	case len(args) == 0:
 		usage(stderr)
@@ -57,8 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "termsgate: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "termsgate: unknown command %q (termsgate -h lists the commands)\n", name)
 		return exitUsage
 	}
 	if wantsHelp(args[1:]) {
@@ -84,4 +91,84 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-15s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'termsgate COMMAND -h' for a command's flags.")
+}
+
+// parseOneLine is fs.Parse, except that a flag error is one line: the
+// command, what was wrong and where the flags are listed. The whole usage is
+// for -h, which asked for it.
+func parseOneLine(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+	case err != nil:
+		fmt.Fprintf(out, "termsgate %s: %v (termsgate %s -h lists its flags)\n", fs.Name(), err, fs.Name())
+		return saidError{err}
+	}
+	return err
+}
+
+// saidError is an error already printed to the user: usageError does not
+// print it again.
+type saidError struct{ error }
+
+func (e saidError) Unwrap() error { return e.error }
+
+// maxEcho is the most of one argument an error message repeats: an argument
+// may be a whole document pasted by mistake, and a screenful of it hides
+// what went wrong.
+const maxEcho = 200
+
+// echoClip replaces, in what the CLI writes to stderr, one spelling of a
+// long argument with its first maxEcho characters and a count of the rest.
+type echoClip struct{ from, to string }
+
+// longArgs lists the arguments, and the values of --flag=value ones, longer
+// than maxEcho characters, as given and as Go quotes them (%q), longest
+// first so that a value inside a longer argument is clipped with it.
+func longArgs(args []string) []echoClip {
+	var clips []echoClip
+	add := func(a string) {
+		n := utf8.RuneCountInString(a)
+		if n <= maxEcho {
+			return
+		}
+		head, runes := a, 0
+		for i := range a {
+			if runes == maxEcho {
+				head = a[:i]
+				break
+			}
+			runes++
+		}
+		more := fmt.Sprintf("…[%d more characters]", n-maxEcho)
+		q, qh := strconv.Quote(a), strconv.Quote(head)
+		clips = append(clips, echoClip{q[1 : len(q)-1], qh[1:len(qh)-1] + more})
+		if q[1:len(q)-1] != a {
+			clips = append(clips, echoClip{a, head + more})
+		}
+	}
+	for _, a := range args {
+		add(a)
+		if strings.HasPrefix(a, "-") {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				add(v)
+				a = v
+			}
+		}
+		// A URL's host and path are repeated alone too (lookup errors,
+		// TLS errors name the host).
+		if u, err := url.Parse(a); err == nil && u.Host != "" {
+			add(u.Host)
+			add(u.Hostname())
+			add(u.Path)
+		}
+	}
+	sort.SliceStable(clips, func(i, j int) bool { return len(clips[i].from) > len(clips[j].from) })
+	return clips
 }

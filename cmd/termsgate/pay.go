@@ -319,7 +319,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		t.Journal = ledger.Journal(store)
 	}
 	if f.verbose {
-		t.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+		t.Logger = slog.New(steps.logHandler()) // as step lines, not raw records
 	}
 	var wouldSign *pay.Summary
 	var payee string // the origin the 402 came from, after any redirect

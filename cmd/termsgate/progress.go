@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -151,3 +152,49 @@ func (t timedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.log.note("the seller answered " + resp.Status)
 	return resp, nil
 }
+
+// logHandler renders the paying transport's log records (pay.Transport's
+// Logger) as -v lines among the steps: the message, then its attributes
+// other than the URL the steps already name. The records of the payment
+// made and of a decline are left out: the command prints the summary or the
+// decline once, after the steps.
+func (l *stepLog) logHandler() slog.Handler { return stepLogHandler{l: l} }
+
+type stepLogHandler struct {
+	l     *stepLog
+	attrs []slog.Attr
+}
+
+// saidElsewhere are the records whose content the command prints itself.
+var saidElsewhere = map[string]bool{"pay: paid": true, "pay: declined": true}
+
+func (h stepLogHandler) Enabled(context.Context, slog.Level) bool { return h.l.verbose }
+
+func (h stepLogHandler) Handle(_ context.Context, r slog.Record) error {
+	if saidElsewhere[r.Message] {
+		return nil
+	}
+	var parts []string
+	add := func(a slog.Attr) bool {
+		if a.Key != "url" && !a.Equal(slog.Attr{}) {
+			parts = append(parts, a.Key+" "+a.Value.String())
+		}
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	text := strings.TrimPrefix(r.Message, "pay: ")
+	if len(parts) > 0 {
+		text += " (" + strings.Join(parts, ", ") + ")"
+	}
+	h.l.note(text)
+	return nil
+}
+
+func (h stepLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return stepLogHandler{l: h.l, attrs: append(append([]slog.Attr(nil), h.attrs...), as...)}
+}
+
+func (h stepLogHandler) WithGroup(string) slog.Handler { return h }

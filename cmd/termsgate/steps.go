@@ -214,6 +214,9 @@ func printResult(stdout, stderr io.Writer, out *jsonv.Object, err error) int {
 }
 
 func usageError(stderr io.Writer, cmd string, err error) int {
+	if errors.As(err, new(saidError)) {
+		return exitUsage // parseOneLine said it
+	}
 	fmt.Fprintf(stderr, "termsgate %s: %v\n", cmd, err)
 	return exitUsage
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,14 +25,26 @@ import (
 func termText(s string) string { return string(appendTerm(nil, []byte(s), false)) }
 
 // termWriter escapes what it writes as termText does, except the newlines
-// and tabs that lay out the CLI's own lines.
-type termWriter struct{ w io.Writer }
+// and tabs that lay out the CLI's own lines; and it shortens the long
+// arguments clip names (main.go's longArgs).
+type termWriter struct {
+	w    io.Writer
+	clip []echoClip
+}
 
 func (t termWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(t.clip) > 0 {
+		s := string(p)
+		for _, c := range t.clip {
+			s = strings.ReplaceAll(s, c.from, c.to)
+		}
+		p = []byte(s)
+	}
 	if _, err := t.w.Write(appendTerm(make([]byte, 0, len(p)), p, true)); err != nil {
 		return 0, err
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func appendTerm(dst, p []byte, layout bool) []byte {

@@ -20,7 +20,7 @@ func TestTermText(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	n, err := termWriter{&b}.Write([]byte("line\x1b[2J\n\tnext\r\n"))
+	n, err := termWriter{w: &b}.Write([]byte("line\x1b[2J\n\tnext\r\n"))
 	if err != nil || n != 16 || b.String() != "line\\x1b[2J\n\tnext\\r\n" {
 		t.Fatalf("termWriter wrote %q (%d, %v)", b.String(), n, err)
 	}

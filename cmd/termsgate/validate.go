@@ -193,7 +193,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			i++
 		}
 	}
-	return fs.Parse(append(append(flags, "--"), pos...))
+	return parseOneLine(fs, append(append(flags, "--"), pos...))
 }
 
 // wantsHelp reports -h, -help or --help among a command's arguments (before
