@@ -243,6 +243,8 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
+	ctx, intr := catchInterrupt(ctx) // Ctrl-C says what was signed (interrupt.go)
+	defer intr.stop()
 	// The budget and the journal (--state); a dry run signs nothing and
 	// keeps nothing.
 	var store ledger.Store
@@ -278,6 +280,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err2 != nil {
 		return usageError(stderr, "pay", err2)
 	}
+	s = intr.watch(s)
 	steps := newStepLog(stderr, f.verbose)
 	defer steps.done()
 	ctx = steps.context(ctx)
@@ -332,6 +335,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	resp, err := pay.NewClient(t).Do(req)
 	steps.done()
+	if intr.interrupted() && err != nil {
+		return intr.payReport(stdout, stderr, nil, err, store != nil)
+	}
 	if wouldSign != nil {
 		if d := seen.offer(); d != nil {
 			fmt.Fprintln(stderr, "termsgate: dry run: the offer asks for:")
@@ -390,6 +396,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		reportPayment(stderr, res, resp)
 	}
 	if _, err := io.Copy(stdout, resp.Body); err != nil {
+		if intr.interrupted() && res != nil {
+			return intr.payReport(stdout, stderr, res, nil, store != nil)
+		}
 		fmt.Fprintln(stderr, "termsgate pay: reading the response:", err)
 		return exitFailure
 	}

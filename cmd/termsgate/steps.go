@@ -631,7 +631,12 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	ctx, intr := catchInterrupt(ctx) // Ctrl-C says what was signed (interrupt.go)
+	defer intr.stop()
 	d, err := f.offerInput(ctx, stdin, stderr)
+	if intr.interrupted() {
+		return intr.transactReport(stdout, stderr, nil, err)
+	}
 	if err != nil {
 		return offerError(stderr, "transact", err)
 	}
@@ -639,6 +644,7 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "transact", err)
 	}
+	s = intr.watch(s)
 	opts := &gate.TransactOptions{}
 	if *agent != "" {
 		// The agent's own stack authenticates the paid request; the key
@@ -665,6 +671,12 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		res, err = g.Transact(ctx, doc, pairing, s, opts)
 		return err
 	})
+	if intr.interrupted() {
+		if err == nil {
+			printResult(stdout, stderr, res.JSON(), nil)
+		}
+		return intr.transactReport(stdout, stderr, res, err)
+	}
 	if err != nil {
 		code := printResult(stdout, stderr, nil, err)
 		if isDecline(err, gate.NoPayableOption) {
