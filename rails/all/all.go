@@ -29,6 +29,7 @@ func Default() *rails.Registry {
 		evm.MPPTransaction{},
 		evm.MPPHash{},
 		evm.MPPSession{},
+		evm.MPPGateway{},
 		evm.Batch{},
 		cloudflare.Batch{},
 		solana.Exact{},

@@ -567,3 +567,48 @@ func TestMPPInspect(t *testing.T) {
 		}
 	}
 }
+
+const reqGateway = `{"amount":"25000000","currency":"usdc","methodDetails":{"gateway":{"acceptedSources":["eip155:5042002"],"destinationNetwork":"eip155:84532","maxFee":"500000"},"type":"gateway"},"recipient":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}`
+
+var gatewayInputs = jsonv.Obj("maxBlockHeight", "39350204")
+
+// BenchmarkMPPGatewayBuildSignFinish: mpp/charge/usdc/gateway from the
+// placed challenge to the credential read back (request hash, salt, the
+// burn intent's EIP-712, one signature).
+func BenchmarkMPPGatewayBuildSignFinish(b *testing.B) {
+	benchMPP(b, evm.MPPGateway{}, placedMPP(b, "usdc", "charge", reqGateway), anvil(b, "eip155:5042002"), gatewayInputs)
+}
+
+func TestMPPGatewayChoose(t *testing.T) {
+	p := evm.MPPGateway{}
+	read, _ := p.Read(placedMPP(t, "usdc", "charge", reqGateway))
+	// Base Sepolia is the destination, not an accepted source.
+	if _, err := p.Choose(read, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", gatewayInputs, 1, ""); code(err) != mpp.CodeNoPayableOption {
+		t.Fatalf("a source not accepted: %v", err)
+	}
+	// Without maxBlockHeight the build says what is missing.
+	choice, err := p.Choose(read, "eip155:5042002:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", nil, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Build(choice, nil, h); code(err) != mpp.CodeInputMissing {
+		t.Fatalf("no maxBlockHeight: %v", err)
+	}
+	// A destination with no Gateway deployment termsgate knows offers nothing.
+	unknown := strings.Replace(reqGateway, `"destinationNetwork":"eip155:84532"`, `"destinationNetwork":"eip155:1"`, 1)
+	read, _ = p.Read(placedMPP(t, "usdc", "charge", unknown))
+	if _, err := p.Choose(read, "eip155:5042002:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", gatewayInputs, 1, ""); code(err) != mpp.CodeNoPayableOption {
+		t.Fatalf("an unknown destination: %v", err)
+	}
+	_, cred := payMPP(t, p, placedMPP(t, "usdc", "charge", reqGateway), anvil(t, "eip155:5042002"), gatewayInputs)
+	in, err := p.Inspect(cred)
+	if err != nil || in.Grant.Amount.String() != "25000000" || in.H != h.String() || in.Grant.Payee != "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" {
+		t.Fatalf("inspect %s (%v)", jsonv.String(in.JSON()), err)
+	}
+}
+
+// FuzzMPPGatewayCredential: what mpp/charge/usdc/gateway reads back out of
+// a credential, seeded with a real one.
+func FuzzMPPGatewayCredential(f *testing.F) {
+	fuzzMPPCredential(f, evm.MPPGateway{}, placedMPP(f, "usdc", "charge", reqGateway), anvil(f, "eip155:5042002"), gatewayInputs)
+}
