@@ -21,9 +21,7 @@ var noDemoYet = map[string]bool{
 	"mpp/charge/tempo/push":        true,
 	"mpp/session/tempo":            true,
 	"mpp/subscription/tempo":       true,
-	"mpp/charge/xrpl":              true,
 	"mpp/session/xrpl":             true,
-	"mpp/charge/stellar":           true,
 	// No public proof: its demo needs the agreement exchange's seller.
 	"x402/exact/eip155/erc7710": true,
 	// Landed before this test; their rows come beside their sellers.

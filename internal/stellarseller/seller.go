@@ -176,31 +176,42 @@ func (s *Seller) verify(header string) (string, error) {
 	payTo, _ := offer.GetString("payTo")
 	amount, _ := offer.GetString("amount")
 	asset, _ := offer.GetString("asset")
-	if t.To != payTo || t.Asset != asset || t.Amount.String() != amount {
-		return "", errors.New("the authorization pays another payee, token or amount")
-	}
-	if exp := uint32(t.Creds.SignatureExpirationLedger); exp < s.Ledger() {
-		return "", fmt.Errorf("the authorization expired at ledger %d", exp)
-	}
-	pub, sig, err := signatureOf(t.Creds.Signature)
-	if err != nil {
+	if err := checkTransfer(t, payTo, asset, amount, s.Ledger()); err != nil {
 		return "", err
-	}
-	key, ok := stellar.DecodeAccount(t.From)
-	if !ok || !bytes.Equal(pub, key[:]) {
-		return "", errors.New("the signature's public key is not the payer's")
-	}
-	digest, err := t.PreimageHash(stellar.Testnet)
-	if err != nil {
-		return "", err
-	}
-	if !ed25519.Verify(pub, digest[:], sig) {
-		return "", errors.New("the payer's signature does not verify over the authorization")
 	}
 	s.mu.Lock()
 	s.payer = t.From
 	s.mu.Unlock()
 	return t.From, nil
+}
+
+// checkTransfer checks a signed transfer as the token contract and the
+// account contract would run it: it pays amount of asset to payTo, its
+// authorization has not expired at ledger, and it carries the payer's
+// Ed25519 signature over the authorization preimage.
+func checkTransfer(t *stellar.Transfer, payTo, asset, amount string, ledger uint32) error {
+	if t.To != payTo || t.Asset != asset || t.Amount.String() != amount {
+		return errors.New("the authorization pays another payee, token or amount")
+	}
+	if exp := uint32(t.Creds.SignatureExpirationLedger); exp < ledger {
+		return fmt.Errorf("the authorization expired at ledger %d", exp)
+	}
+	pub, sig, err := signatureOf(t.Creds.Signature)
+	if err != nil {
+		return err
+	}
+	key, ok := stellar.DecodeAccount(t.From)
+	if !ok || !bytes.Equal(pub, key[:]) {
+		return errors.New("the signature's public key is not the payer's")
+	}
+	digest, err := t.PreimageHash(stellar.Testnet)
+	if err != nil {
+		return err
+	}
+	if !ed25519.Verify(pub, digest[:], sig) {
+		return errors.New("the payer's signature does not verify over the authorization")
+	}
+	return nil
 }
 
 // signatureOf reads an account's signature as the Stellar account contract

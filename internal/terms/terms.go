@@ -13,6 +13,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/x402"
 )
 
@@ -123,4 +124,42 @@ func ServeX402(w http.ResponseWriter, r *http.Request, mu *sync.Mutex, last *err
 	if refused != nil {
 		_, _ = w.Write(jsonv.Marshal(jsonv.Obj("error", refused.Error())))
 	}
+}
+
+// ServeMPP answers an MPP seller's resource: an Authorization: Payment
+// credential that accept takes gets body; anything else gets 402 with a
+// WWW-Authenticate: Payment header per challenge and, after a refused
+// credential, the reason as a problem document. Each credential's outcome is
+// stored in *last under mu.
+func ServeMPP(w http.ResponseWriter, r *http.Request, mu *sync.Mutex, last *error,
+	accept func(credential string) error, challenges func() ([]jsonv.Value, error), body []byte) {
+	var refused error
+	if auth := r.Header.Get("Authorization"); len(auth) >= 8 && strings.EqualFold(auth[:8], "payment ") {
+		refused = accept(auth)
+		mu.Lock()
+		*last = refused
+		mu.Unlock()
+		if refused == nil {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+			return
+		}
+	}
+	doc, err := challenges()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	for _, c := range doc {
+		o, _ := jsonv.AsObject(c)
+		w.Header().Add("WWW-Authenticate", mpp.ChallengeHeader(o))
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(http.StatusPaymentRequired)
+	detail := "payment required"
+	if refused != nil {
+		detail = refused.Error()
+	}
+	_, _ = w.Write(jsonv.Marshal(jsonv.Obj("type", "https://paymentauth.org/problems/payment-required", "status", 402, "detail", detail)))
 }

@@ -100,20 +100,11 @@ func (s *Exact) check(header string) (string, error) {
 		return "", fmt.Errorf("the payment is not bound to the terms served: %v", err)
 	}
 	blob, _ := jsonv.AsString(demo.Path(payment, "payload", "signedTxBlob"))
-	tx, err := xrpl.DecodePresented(blob)
+	tx, err := verifySigned(blob)
 	if err != nil {
 		return "", err
 	}
 	fs := tx.Fields
-	pub, _ := fs.Get(xrpl.FieldSigningPubKey)
-	txSig, _ := fs.Get(xrpl.FieldTxnSignature)
-	account, _ := fs.Get(xrpl.FieldAccount)
-	if len(pub.Value) != 33 || xrpl.AccountIDOf(pub.Value) != xrpl.AccountID(account.Value) {
-		return "", errors.New("not signed by the account's master key")
-	}
-	if !xrpl.Verify(pub.Value, xrpl.SigningData(fs), txSig.Value) {
-		return "", errors.New("the signature does not verify")
-	}
 	j := fs.JSON()
 	inv, _ := j.GetString("InvoiceID")
 	amount, _ := j.GetString("Amount")
@@ -122,6 +113,27 @@ func (s *Exact) check(header string) (string, error) {
 		return "", fmt.Errorf("InvoiceID %s, Amount %s, Destination %s: not what was asked", inv, amount, dest)
 	}
 	return tx.Hash, nil
+}
+
+// verifySigned decodes a presented blob canonically and checks what the
+// ledger checks of a single-signed transaction: it is signed by its
+// account's master key and the signature verifies.
+func verifySigned(blob jsonv.Value) (*xrpl.Tx, error) {
+	tx, err := xrpl.DecodePresented(blob)
+	if err != nil {
+		return nil, err
+	}
+	fs := tx.Fields
+	pub, _ := fs.Get(xrpl.FieldSigningPubKey)
+	txSig, _ := fs.Get(xrpl.FieldTxnSignature)
+	account, _ := fs.Get(xrpl.FieldAccount)
+	if len(pub.Value) != 33 || xrpl.AccountIDOf(pub.Value) != xrpl.AccountID(account.Value) {
+		return nil, errors.New("not signed by the account's master key")
+	}
+	if !xrpl.Verify(pub.Value, xrpl.SigningData(fs), txSig.Value) {
+		return nil, errors.New("the signature does not verify")
+	}
+	return tx, nil
 }
 
 // demoXRPL pays an x402 seller in XRP: the gate fetches the terms, checks
