@@ -17,11 +17,10 @@ import (
 // list only shrinks: a pairing that gains a row must leave it, and a new
 // pairing comes with its row (docs/adding-a-pairing.md, "A demo row").
 var noDemoYet = map[string]bool{
-	"mpp/charge/evm/authorization": true,
-	"mpp/charge/tempo/push":        true,
-	"mpp/session/tempo":            true,
-	"mpp/subscription/tempo":       true,
-	"mpp/session/xrpl":             true,
+	"mpp/charge/tempo/push":  true,
+	"mpp/session/tempo":      true,
+	"mpp/subscription/tempo": true,
+	"mpp/session/xrpl":       true,
 	// No public proof: its demo needs the agreement exchange's seller.
 	"x402/exact/eip155/erc7710": true,
 	// Landed before this test; their rows come beside their sellers.
