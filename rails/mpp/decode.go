@@ -43,6 +43,11 @@ func DecodeObject(s string) (*jsonv.Object, bool) {
 	if !ok {
 		return nil, false
 	}
+	return decodeObjectBytes(raw)
+}
+
+// decodeObjectBytes is DecodeObject after the base64url.
+func decodeObjectBytes(raw []byte) (*jsonv.Object, bool) {
 	v, err := jsonv.ParseDepth(raw, MaxJSONDepth)
 	if err != nil {
 		return nil, false

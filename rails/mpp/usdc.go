@@ -147,7 +147,7 @@ func USDCRequestHash(request string) ([32]byte, error) {
 	if !ok || !utf8.Valid(raw) {
 		return [32]byte{}, refuse(CodeRequestMalformed)
 	}
-	o, ok := DecodeObject(request)
+	o, ok := decodeObjectBytes(raw)
 	if !ok {
 		return [32]byte{}, refuse(CodeRequestMalformed)
 	}
