@@ -16,6 +16,8 @@ func FuzzDocumentReaders(f *testing.F) {
 	for _, s := range []string{
 		`{"x402Version":2,"accepts":[]}`, "eyJ4NDAyVmVyc2lvbiI6Mn0=", `{"atrHash":"0x00","atr":"/w==","chosen":{}}`,
 		`{"approve":{"url":"https://a.example/","option":{},"required":{}}}`, ` [ ] `, "\xef\xbb\xbf{}",
+		`Payment id="x", realm="a", method="tempo", intent="charge", request="e30", expires="2030-01-01T00:00:00Z"`,
+		"HTTP/2 402\r\nPAYMENT-REQUIRED: eyJ4NDAyVmVyc2lvbiI6Mn0=\r\nwww-authenticate: Payment id=\"x\"\r\n",
 	} {
 		f.Add([]byte(s))
 	}

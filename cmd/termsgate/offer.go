@@ -106,34 +106,40 @@ func headerLine(line string) (name, value string, ok bool) {
 }
 
 // offerOfHeader reads a 402's headers as pay does: PAYMENT-REQUIRED (once),
-// and the Payment challenges of WWW-Authenticate.
+// and the Payment challenges of WWW-Authenticate. One protocol's unreadable
+// header is an error only when the other offers nothing either, as pay
+// then pays the other.
 func offerOfHeader(h http.Header) (*offerDocs, error) {
 	d := &offerDocs{}
-	if vs := h.Values(pay.HeaderRequired); len(vs) > 0 {
-		if len(vs) > 1 {
-			return nil, fmt.Errorf("%s appears %d times; a seller sends it once", pay.HeaderRequired, len(vs))
-		}
+	var bad error
+	if vs := h.Values(pay.HeaderRequired); len(vs) > 1 {
+		bad = fmt.Errorf("%s appears %d times; a seller sends it once", pay.HeaderRequired, len(vs))
+	} else if len(vs) == 1 {
 		doc, err := x402.DecodeHeader(vs[0])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pay.HeaderRequired, err)
+			bad = fmt.Errorf("%s: %w", pay.HeaderRequired, err)
+		} else {
+			d.x402 = doc
 		}
-		d.x402 = doc
 	}
 	for _, v := range h.Values(pay.HeaderAuthenticate) {
 		if !strings.Contains(strings.ToLower(v), "payment") {
 			continue
 		}
 		list, err := mpp.ChallengesFromHeader(h)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pay.HeaderAuthenticate, err)
+		if err != nil && bad == nil {
+			bad = fmt.Errorf("%s: %w", pay.HeaderAuthenticate, err)
 		}
 		d.mpp = list
 		break
 	}
-	if d.x402 == nil && len(d.mpp) == 0 {
-		return nil, errNoOffer
+	switch {
+	case d.x402 != nil || len(d.mpp) > 0:
+		return d, nil
+	case bad != nil:
+		return nil, bad
 	}
-	return d, nil
+	return nil, errNoOffer
 }
 
 // isURL reports whether the argument names a resource to request rather

@@ -226,3 +226,43 @@ func TestStepsHelpListsOnlyTheirFlags(t *testing.T) {
 		}
 	}
 }
+
+// parseOffer reads each form a person may hold a 402's offer in, and says
+// what is wrong with the rest; an unreadable header of one protocol does not
+// hide the other's offer, as pay then pays the other.
+func TestParseOfferForms(t *testing.T) {
+	challenge := `Payment id="x", realm="a", method="tempo", intent="charge", request="e30", expires="2030-01-01T00:00:00Z"`
+	x402Value := "eyJ4NDAyVmVyc2lvbiI6Mn0=" // {"x402Version":2}
+	for text, want := range map[string]string{
+		x402Value:                        "x402",
+		"PAYMENT-REQUIRED: " + x402Value: "x402",
+		challenge:                        "mpp",
+		"WWW-Authenticate: " + challenge: "mpp",
+		`{"x402Version":2}`:              "x402",
+		`[{"id":"x"}]`:                   "mpp",
+		"PAYMENT-REQUIRED: !!\n" +
+			"WWW-Authenticate: " + challenge: "mpp",
+		"PAYMENT-REQUIRED: " + x402Value + "\nWWW-Authenticate: " + challenge: "x402 mpp",
+		"":                                   "error: empty",
+		"not an offer at all!":               "error: PAYMENT-REQUIRED",
+		"content-type: text/plain":           "error: no offer in it",
+		"WWW-Authenticate: Payment id=\"x\"": "error: WWW-Authenticate: refused: mpp/challenge-malformed",
+	} {
+		d, err := parseOffer([]byte(text))
+		got := ""
+		switch {
+		case err != nil:
+			got = "error: " + err.Error()
+		default:
+			if d.x402 != nil {
+				got = "x402"
+			}
+			if len(d.mpp) > 0 {
+				got = strings.TrimSpace(got + " mpp")
+			}
+		}
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("%q: %s, want %s", text, got, want)
+		}
+	}
+}
