@@ -23,13 +23,6 @@ var noDemoYet = map[string]bool{
 	"mpp/session/xrpl":       true,
 	// No public proof: its demo needs the agreement exchange's seller.
 	"x402/exact/eip155/erc7710": true,
-	// Landed before this test; their rows come beside their sellers.
-	"mpp/charge/usdc/evm":        true,
-	"mpp/charge/evm/permit2":     true,
-	"mpp/charge/evm/transaction": true,
-	"mpp/charge/evm/hash":        true,
-	"mpp/session/evm":            true,
-	"mpp/charge/usdc/gateway":    true,
 }
 
 // Every registered pairing has a demo row, and every row pays: `demo --rail

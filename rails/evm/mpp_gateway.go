@@ -175,7 +175,7 @@ func (MPPGateway) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigne
 	return &mppGatewayUnsigned{
 		challenge: o.Challenge, source: source, intent: intent,
 		payload:   jsonv.Obj("type", "transfer", "sourceNetwork", srcNet, "destinationNetwork", dstNet, "maxFee", maxFee),
-		typedData: burnIntentTypedData(intent.Clone()),
+		typedData: BurnIntentTypedData(intent.Clone()),
 	}, nil
 }
 
@@ -191,7 +191,9 @@ var burnIntentTypes = jsonv.Obj(
 	"BurnIntent", fieldList([]string{"maxBlockHeight", "uint256", "maxFee", "uint256", "spec", "TransferSpec"}),
 )
 
-func burnIntentTypedData(intent *jsonv.Object) *jsonv.Object {
+// BurnIntentTypedData is a burn intent as the EIP-712 typed data Gateway
+// verifies (sellers rebuild it to check a credential).
+func BurnIntentTypedData(intent *jsonv.Object) *jsonv.Object {
 	return jsonv.Obj("domain", jsonv.Obj("name", "GatewayWallet", "version", "1"), "types", burnIntentTypes.Clone(),
 		"primaryType", "BurnIntent", "message", intent)
 }
