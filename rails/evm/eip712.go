@@ -33,6 +33,9 @@ func IsUint256Decimal(s string) bool {
 	if !rails.IsDecimal(s) {
 		return false
 	}
+	if len(s) <= 77 {
+		return true // below 10^77, which is below 2^256: no big.Int needed
+	}
 	n, ok := new(big.Int).SetString(s, 10)
 	return ok && n.Cmp(maxUint256) <= 0
 }

@@ -3,6 +3,7 @@ package evm
 import (
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -152,7 +153,8 @@ func erc7710RequestOf(u rails.Unsigned) (rails.Request, error) {
 }
 
 // completeDelegation reads the wallet's answer {delegationManager,
-// permissionContext, delegator}: addresses, and a context of 0x and at
+// permissionContext, delegator}: addresses, the delegator the chosen
+// account, and a context of 0x and at
 // most 32 KiB of hex (x402/permission-context-malformed). At the salt
 // level the context must also decode (its leaf salt is read back by
 // Bound).
@@ -164,8 +166,8 @@ func completeDelegation(u rails.Unsigned, answer jsonv.Value, chosen rails.Chose
 		return rails.Completion{}, malformed
 	}
 	s, ok := stringsOf(o, "delegationManager", "delegator")
-	if !ok || !IsAddress(s[0]) || !IsAddress(s[1]) {
-		return rails.Completion{}, malformed
+	if !ok || !IsAddress(s[0]) || !IsAddress(s[1]) || !strings.EqualFold(s[1], b.from) {
+		return rails.Completion{}, malformed // the delegation is the chosen account's, or not this payment
 	}
 	ctx, _ := o.GetString("permissionContext")
 	raw, ok := HexBytes(ctx)
