@@ -59,6 +59,15 @@ func (in *interrupt) stop() {
 	})
 }
 
+// asking runs f (a passphrase prompt) with SIGINT not caught: a terminal
+// read does not end when the context does, so Ctrl-C there ends the process
+// at once, as it did before anything was caught; nothing is signed yet.
+func (in *interrupt) asking(f func()) {
+	signal.Stop(in.sig)
+	defer signal.Notify(in.sig, os.Interrupt)
+	f()
+}
+
 // interrupted reports whether a SIGINT came.
 func (in *interrupt) interrupted() bool { return in.hit.Load() }
 

@@ -275,7 +275,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "termsgate: dry run without a key: shown for the published development account %s\n", s.Account())
 		}
 	} else {
-		s, err2 = f.keys.signer(stderr)
+		// Ctrl-C at the passphrase prompt ends the command as it always
+		// does: nothing is signed yet.
+		intr.asking(func() { s, err2 = f.keys.signer(stderr) })
 	}
 	if err2 != nil {
 		return usageError(stderr, "pay", err2)

@@ -640,7 +640,8 @@ func runTransact(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return offerError(stderr, "transact", err)
 	}
-	s, err := keys.signer(stderr)
+	var s gate.Signer
+	intr.asking(func() { s, err = keys.signer(stderr) }) // a passphrase prompt ends on Ctrl-C as always
 	if err != nil {
 		return usageError(stderr, "transact", err)
 	}
