@@ -45,9 +45,10 @@ type WithinSummarizer interface {
 	SummarizeWithin(req Request, opening *jsonv.Object) (Grant, error)
 }
 
-// Inspector is implemented by pairings whose payments `termsgate inspect`
-// reads: it returns, as JSON, what a payment in the pairing's signed form
-// (what Bound takes) grants and where H sits in it.
+// Inspector is implemented by every pairing: it states what a payment in
+// the pairing's signed form (what Bound takes) grants and where H sits in
+// it, read from the payment itself (docs/adding-a-pairing.md, "The
+// contract"). A payment it cannot read is an error, never a panic.
 type Inspector interface {
-	Inspect(payment jsonv.Value) (*jsonv.Object, error)
+	Inspect(payment jsonv.Value) (Inspection, error)
 }

@@ -147,9 +147,10 @@ func TestMPPChargeStellar(t *testing.T) {
 			t.Fatalf("reference %s (%v)", jsonv.String(ref), err)
 		}
 		in, err := p.Inspect(cred)
-		if err != nil || str(t, in, "h") != H.String() || str(t, in, "muxedId") != str(t, v, "expectReference", "toId") ||
-			str(t, in, "authDigest") != str(t, v, "expectReference", "authDigest") {
-			t.Fatalf("inspect %s (%v)", jsonv.String(in), err)
+		o := in.JSON()
+		if err != nil || str(t, o, "h") != H.String() || str(t, o, "details", "muxedId") != str(t, v, "expectReference", "toId") ||
+			str(t, o, "details", "authDigest") != str(t, v, "expectReference", "authDigest") || str(t, o, "payer") == "" {
+			t.Fatalf("inspect %s (%v)", jsonv.String(o), err)
 		}
 	})
 

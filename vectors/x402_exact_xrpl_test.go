@@ -140,9 +140,15 @@ func TestX402ExactXRPL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if str(t, in, "h") != H.String() || str(t, in, "hash") != str(t, v2, "expectReference", "transaction") ||
-			str(t, in, "transaction", "InvoiceID") != xrpl.X402InvoiceID(H) || str(t, in, "transaction", "TxnSignature") == "" {
-			t.Fatalf("inspect %s", jsonv.String(in))
+		o := in.JSON()
+		if str(t, o, "h") != H.String() || str(t, o, "details", "hash") != str(t, v2, "expectReference", "transaction") ||
+			str(t, o, "details", "transaction", "InvoiceID") != xrpl.X402InvoiceID(H) || str(t, o, "details", "transaction", "TxnSignature") == "" {
+			t.Fatalf("inspect %s", jsonv.String(o))
+		}
+		// The payer, payee, asset and amount the spend policy read (issue: inspect stated none for this pairing).
+		if str(t, o, "payer") != str(t, v2, "expectTxJson", "Account") || str(t, o, "payee") != str(t, v2, "expectTxJson", "Destination") ||
+			str(t, o, "asset") != "XRP" || str(t, o, "amount") != str(t, v2, "expectTxJson", "Amount") || str(t, o, "network") != "xrpl:1" {
+			t.Fatalf("inspect %s", jsonv.String(o))
 		}
 	})
 	t.Run("V2/transact", func(t *testing.T) {

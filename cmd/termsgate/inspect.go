@@ -7,13 +7,16 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/all"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -25,9 +28,10 @@ func init() {
 	commands["inspect"] = command{"show what a signed payment grants (payer, payee, asset, amount, validity, where H sits)", runInspect}
 }
 
-const inspectUsage = `inspect [PAYMENT|-]
+const inspectUsage = `inspect [--pairing ID] [PAYMENT|-]
 
 PAYMENT is a file (or standard input) holding one of:
+  transact's, finish's or a channel command's output as printed ({…, signed, …});
   a PAYMENT-SIGNATURE header value (base64 of an x402 payment), or its JSON;
   an MPP credential: an Authorization header value ("Payment …"), its base64url, or its JSON;
   an EIP-3009 authorization as JSON {from, to, value, validAfter, validBefore, nonce};
@@ -37,68 +41,142 @@ PAYMENT is a file (or standard input) holding one of:
   a bare Solana wire transaction (base64 or base58).
 A bare transaction names no offer: what it grants is read from it, and
 where H sits is said as far as the transaction alone can say.
-Prints, as JSON, what it grants and where the hash of the terms (H) sits in it.
+Prints, as JSON, the same members for every payment (null where the payment
+does not say): pairing, kind, network, payer, payee, asset, assetName,
+amount, decimals, amountDecimal, payableFrom(Time), payableUntil(Time),
+period, h, whereH, details. Times are Unix seconds with RFC 3339 beside.
 Nothing is fetched and nothing is verified on chain: this reads the payment.`
 
 func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newStepsFlags("inspect", inspectUsage, stderr)
-	if err := parseFlags(f.fs, args); err != nil {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: termsgate %s\n\n", inspectUsage)
+		fs.PrintDefaults()
+	}
+	var pairing string
+	fs.Var(pairingFlag{&pairing}, "pairing", "read the payment as this pairing's only (default: every pairing in turn, then the bare forms)")
+	if err := parseFlags(fs, args); err != nil {
 		return exitUsage
 	}
-	data, name, err := readArg(f.fs, stdin)
+	data, name, err := readArg(fs, stdin)
 	if err != nil {
 		return usageError(stderr, "inspect", err)
 	}
-	out, err := inspect(bytes.TrimSpace(data))
+	in, err := inspect(bytes.TrimSpace(data), name, pairing)
 	if err != nil {
 		return usageError(stderr, "inspect", fmt.Errorf("%s: %w", name, err))
 	}
-	fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(out))
+	fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(in.JSON()))
 	return exitOK
 }
 
-func inspect(text []byte) (*jsonv.Object, error) {
+// inspect reads text in whichever form it is, every reader under
+// rails.Guard: no input can crash the command. name is what the input is
+// called in an error; pairing, when not "", is the one pairing to ask.
+func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 	s := string(text)
+	guard := func(reader string, f func() (rails.Inspection, error)) (rails.Inspection, error) {
+		return rails.Guard(reader, name, f)
+	}
+	if pairing != "" {
+		v, err := inspectedPayment(text)
+		if err != nil {
+			return rails.Inspection{}, err
+		}
+		return inspectAs(v, name, pairing)
+	}
 	switch {
 	case strings.HasPrefix(s, "0x76"):
 		wire, ok := hexBytes(s)
 		if !ok {
-			return nil, errors.New("0x76… is not whole hex bytes")
+			return rails.Inspection{}, errors.New("0x76… is not whole hex bytes")
 		}
-		return tempo.InspectTx(wire)
-	case len(s) > 8 && strings.EqualFold(s[:8], "payment "):
-		return inspectBase64URL(strings.TrimSpace(s[8:]))
-	case strings.HasPrefix(s, "{"):
-		v, err := jsonv.Parse(text)
+		return guard("tempo.InspectTx", func() (rails.Inspection, error) { return tempo.InspectTx(wire) })
+	case len(s) > 8 && strings.EqualFold(s[:8], "payment "), strings.HasPrefix(s, "{"):
+		v, err := inspectedPayment(text)
 		if err != nil {
-			return nil, err
+			return rails.Inspection{}, err
 		}
-		return inspectJSON(v)
+		return inspectJSON(v, name)
 	}
 	if isHexText(s) {
-		return xrpl.InspectBlob(s)
+		return guard("xrpl.InspectBlob", func() (rails.Inspection, error) { return xrpl.InspectBlob(s) })
 	}
 	if o, err := x402.DecodeHeader(s); err == nil {
-		return inspectJSON(o)
+		return inspectJSON(o, name)
 	}
 	// Binary in standard base64: an XDR envelope starts with its type, a
 	// 32-bit big-endian number (a zero byte first); a Solana transaction
 	// with its signature count, never zero.
 	if b, ok := stellar.DecodeBase64(s); ok && len(b) > 0 && b[0] != '{' {
 		if b[0] == 0 {
-			return stellar.InspectEnvelope(s)
+			return guard("stellar.InspectEnvelope", func() (rails.Inspection, error) { return stellar.InspectEnvelope(s) })
 		}
-		return solana.InspectWire(s)
+		return guard("solana.InspectWire", func() (rails.Inspection, error) { return solana.InspectWire(s) })
 	}
-	out, err := inspectBase64URL(s)
+	v, err := base64URLJSON(s)
 	if err != nil && isBase58(s) {
-		o, werr := solana.InspectWire(s)
+		in, werr := guard("solana.InspectWire", func() (rails.Inspection, error) { return solana.InspectWire(s) })
 		if werr == nil {
-			return o, nil
+			return in, nil
 		}
-		return nil, fmt.Errorf("neither an MPP credential (%v) nor a Solana transaction in base58 (%v)", err, werr)
+		return rails.Inspection{}, fmt.Errorf("neither an MPP credential (%v) nor a Solana transaction in base58 (%v)", err, werr)
 	}
-	return out, err
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	return inspectJSON(v, name)
+}
+
+// inspectedPayment reads a payment given as JSON, as an Authorization value
+// ("Payment …"), as base64url of JSON or as a PAYMENT-SIGNATURE value, and
+// unwraps the step commands' outputs to the payment they carry.
+func inspectedPayment(text []byte) (jsonv.Value, error) {
+	s := string(text)
+	var v jsonv.Value
+	var err error
+	switch {
+	case len(s) > 8 && strings.EqualFold(s[:8], "payment "):
+		v, err = base64URLJSON(strings.TrimSpace(s[8:]))
+	case strings.HasPrefix(s, "{"):
+		v, err = jsonv.Parse(text)
+	default:
+		if o, herr := x402.DecodeHeader(s); herr == nil {
+			v = o
+		} else {
+			v, err = base64URLJSON(s)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return unwrapPayment(v), nil
+}
+
+// unwrapPayment is the payment a step command's output carries: transact's
+// and finish's {atrHash, atr, signed, landed?} (a push payment's landed
+// receipt put back, as check does), a channel command's {signed, hold},
+// check's input {atr, presented}. Anything else is returned as it is.
+func unwrapPayment(v jsonv.Value) jsonv.Value {
+	o, ok := jsonv.AsObject(v)
+	if !ok || o.Has("x402Version") || o.Has("challenge") {
+		return v
+	}
+	p, has := o.Get("signed")
+	if !has {
+		if p, has = o.Get("presented"); !has {
+			return v
+		}
+	}
+	if landed, ok := o.Get("landed"); ok {
+		if po, isObj := jsonv.AsObject(p); isObj {
+			po = po.Clone()
+			po.Set("landed", landed)
+			p = po
+		}
+	}
+	return p
 }
 
 // isHexText is hex digits only, without 0x: an XRPL blob's spelling.
@@ -127,7 +205,7 @@ func isBase58(s string) bool {
 	return s != ""
 }
 
-func inspectBase64URL(s string) (*jsonv.Object, error) {
+func base64URLJSON(s string) (jsonv.Value, error) {
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 	if err != nil {
 		return nil, errors.New("not JSON, a PAYMENT-SIGNATURE value, an MPP credential, a 0x76 transaction, an XRPL blob (hex), a Stellar envelope (base64 XDR) or a Solana transaction (base64 or base58)")
@@ -136,29 +214,33 @@ func inspectBase64URL(s string) (*jsonv.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the base64url decodes to no JSON: %w", err)
 	}
-	return inspectJSON(v)
+	return v, nil
+}
+
+// inspectAs asks the one pairing id.
+func inspectAs(v jsonv.Value, name, id string) (rails.Inspection, error) {
+	p, _ := all.Default().Lookup(id) // the flag checked the id
+	in, ok := p.(rails.Inspector)
+	if !ok {
+		return rails.Inspection{}, fmt.Errorf("%s has no inspector", id)
+	}
+	out, err := rails.Guard(id+" Inspect", name, func() (rails.Inspection, error) { return in.Inspect(unwrapPayment(v)) })
+	if err != nil {
+		return rails.Inspection{}, fmt.Errorf("not a %s payment: %w", id, err)
+	}
+	return out, nil
 }
 
 // inspectJSON asks each pairing that inspects payments; the first that
 // reads this one answers.
-func inspectJSON(v jsonv.Value) (*jsonv.Object, error) {
+func inspectJSON(v jsonv.Value, name string) (rails.Inspection, error) {
+	v = unwrapPayment(v)
 	o, ok := jsonv.AsObject(v)
 	if !ok {
-		return nil, errors.New("not a JSON object")
+		return rails.Inspection{}, errors.New("not a JSON object")
 	}
 	if isAuthorization(o) {
-		out := jsonv.Obj("kind", "eip3009-authorization")
-		names := map[string]string{"from": "payer", "to": "payee", "value": "amount"}
-		for _, k := range []string{"from", "to", "value", "validAfter", "validBefore", "nonce"} {
-			s, _ := o.GetString(k)
-			name := k
-			if n, ok := names[k]; ok {
-				name = n
-			}
-			out.Set(name, s)
-		}
-		out.Set("whereH", "nonce: for x402/exact/eip155/eip3009 the nonce is H; for mpp/charge/evm/authorization it is keccak256(challenge id ‖ realm), and the id carries H")
-		return out, nil
+		return authorizationInspection(o)
 	}
 	var refusals []string
 	for _, p := range all.Default().All() {
@@ -178,13 +260,35 @@ func inspectJSON(v jsonv.Value) (*jsonv.Object, error) {
 		if !ok {
 			continue
 		}
-		out, err := in.Inspect(v)
+		out, err := rails.Guard(p.ID()+" Inspect", name, func() (rails.Inspection, error) { return in.Inspect(v) })
 		if err == nil {
 			return out, nil
 		}
+		var pe *rails.PanicError
+		if errors.As(err, &pe) {
+			return rails.Inspection{}, err
+		}
 		refusals = append(refusals, p.ID()+": "+err.Error())
 	}
-	return nil, fmt.Errorf("no pairing reads it as a payment (%s)", strings.Join(refusals, "; "))
+	return rails.Inspection{}, fmt.Errorf("no pairing reads it as a payment (%s)", strings.Join(refusals, "; "))
+}
+
+// authorizationInspection states a bare EIP-3009 authorization: it names
+// no token or chain (the signature's domain does, and it is not here), so
+// network and asset are null.
+func authorizationInspection(o *jsonv.Object) (rails.Inspection, error) {
+	str := func(k string) string { s, _ := o.GetString(k); return s }
+	from, to, value, after, before, nonce := str("from"), str("to"), str("value"), str("validAfter"), str("validBefore"), str("nonce")
+	if !evm.IsAddress(from) || !evm.IsAddress(to) || !evm.IsUint256Decimal(value) ||
+		!evm.IsUint256Decimal(after) || !evm.IsUint256Decimal(before) || !rails.IsHex(nonce, 64) {
+		return rails.Inspection{}, errors.New("an EIP-3009 authorization has addresses from and to, decimal value, validAfter and validBefore, and a 32-byte hex nonce")
+	}
+	amount, _ := new(big.Int).SetString(value, 10)
+	return rails.Inspection{Kind: "eip3009-authorization",
+		Grant: rails.Grant{Decimals: -1, Amount: amount, Payer: from, Payee: to,
+			PayableFrom: evm.UnixTime(after), PayableUntil: evm.UnixTime(before)},
+		WhereH:  "nonce: for x402/exact/eip155/eip3009 the nonce is H; for mpp/charge/evm/authorization it is keccak256(challenge id ‖ realm), and the id carries H",
+		Details: jsonv.Obj("nonce", nonce, "network", "? (the authorization names no chain or token: its EIP-712 domain does)")}, nil
 }
 
 func isAuthorization(o *jsonv.Object) bool {

@@ -45,8 +45,9 @@ func TestSolanaSessionCommands(t *testing.T) {
 	if got := member(t, parsed(t, out), "signed", "payload", "transaction"); got != member(t, f, "SV2", "wireBase64") {
 		t.Fatalf("opening %v", got)
 	}
-	code, ins, errs := runCLI(t, jsonv.String(member(t, parsed(t, out), "signed")), "inspect")
-	if code != exitOK || member(t, parsed(t, ins), "pairing") != solana.SessionID || member(t, parsed(t, ins), "deposit") != "10000000" ||
+	// inspect reads transact's output as printed (no jq .signed).
+	code, ins, errs := runCLI(t, out, "inspect")
+	if code != exitOK || member(t, parsed(t, ins), "pairing") != solana.SessionID || member(t, parsed(t, ins), "amount") != "10000000" ||
 		member(t, parsed(t, ins), "h") != member(t, f, "SV2", "expectBound") {
 		t.Fatalf("inspect exit %d: %s %s", code, ins, errs)
 	}
@@ -74,8 +75,8 @@ func TestSolanaSessionCommands(t *testing.T) {
 	if member(t, voucher, "signed", "payload", "voucher", "voucher", "cumulativeAmount") != "25" || member(t, voucher, "hold", "signedMax") != "25" {
 		t.Fatalf("voucher %s", out)
 	}
-	code, ins, _ = runCLI(t, jsonv.String(member(t, voucher, "signed")), "inspect")
-	if code != exitOK || member(t, parsed(t, ins), "cumulativeAmount") != "25" || member(t, parsed(t, ins), "kind") != "within" {
+	code, ins, _ = runCLI(t, jsonv.String(voucher), "inspect")
+	if code != exitOK || member(t, parsed(t, ins), "amount") != "25" || member(t, parsed(t, ins), "kind") != "channel-within" {
 		t.Fatalf("inspect voucher exit %d: %s", code, ins)
 	}
 	charged := voucher.Clone()

@@ -275,7 +275,7 @@ func demoSolana(ctx context.Context, s *demo.Session) error {
 		return fail("not paid:", err)
 	}
 	in, _ := solana.Exact{}.Inspect(paid.Signed)
-	hAt, _ := in.GetString("h")
+	hAt := in.H
 	say("   signed (signer calls: %d); the transaction's one memo carries H = %s", payer.Calls(), hAt)
 	say("3. the same GET with PAYMENT-SIGNATURE")
 	resp, body, err := get(x402.EncodeHeader(paid.Signed))

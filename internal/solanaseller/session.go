@@ -309,7 +309,7 @@ func demoSessionSolana(ctx context.Context, s *demo.Session) error {
 		return fail("not opened:", err)
 	}
 	in, _ := solana.Session{}.Inspect(opened.Signed)
-	say("   signed (signer calls: %d): channel %s, deposit %s", payer.Calls(), mpp.String(in, "channel"), mpp.String(in, "deposit"))
+	say("   signed (signer calls: %d): channel %s, deposit %s", payer.Calls(), mpp.String(in.Details, "channel"), mpp.String(in.JSON(), "amount"))
 	body, err := present(opened.Signed)
 	if err != nil {
 		return fail(err)

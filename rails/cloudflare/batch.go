@@ -161,16 +161,16 @@ func (p Batch) Grant(payment jsonv.Value) (rails.Grant, error) {
 	return rails.Grant{Network: Network, Asset: asset, Decimals: -1, Amount: amount, Payee: "merchant"}, nil
 }
 
-// Inspect shows what a payment charges and where H sits.
-func (p Batch) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// Inspect shows what a payment charges (Grant) and where H sits.
+func (p Batch) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	h, err := p.Bound(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
-	o, _ := jsonv.AsObject(payment)
-	accepted, _ := o.GetObject("accepted")
-	amount, _ := accepted.GetString("amount")
-	asset, _ := accepted.GetString("asset")
-	return jsonv.Obj("pairing", ID, "network", Network, "asset", asset, "amount", amount, "payTo", "merchant",
-		"h", h, "hAt", "extensions.legalContext.info.value"), nil
+	g, err := p.Grant(payment)
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	return rails.Inspection{Pairing: ID, Kind: "payment", Grant: g, H: h,
+		WhereH: "extensions.legalContext.info.value"}, nil
 }

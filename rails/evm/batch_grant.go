@@ -138,42 +138,47 @@ func voucherGrant(td *jsonv.Object) (rails.Grant, error) {
 }
 
 // Inspect reads a batch-settlement payment (an opening, a voucher or a
-// refund) without any signature check: its kind, channel and H, and what it
-// moves.
-func (p Batch) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// refund) without any signature check: the channel's payer, receiver and
+// token (its configuration, whose salt is H), and what the payment moves:
+// an opening its deposit, until the deposit authorization's validBefore; a
+// voucher its cumulative maxClaimableAmount; a refund its amount.
+func (p Batch) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	kind, err := p.ChannelKind(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	accepted, payload, c, channel, err := p.channelOf(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	network, _ := accepted.GetString("network")
-	out := jsonv.Obj("pairing", BatchID, "kind", string(kind), "network", network, "channel", hex0x(channel[:]),
-		"h", hex0x(c.Salt[:]), "hAt", "payload.channelConfig.salt",
-		"payer", c.Payer, "payerAuthorizer", c.PayerAuthorizer, "receiver", c.Receiver, "token", c.Token)
+	g := rails.Grant{Network: network, Asset: c.Token, Decimals: rails.KnownDecimals(network, c.Token),
+		Payer: c.Payer, Payee: c.Receiver}
+	details := jsonv.Obj("channel", hex0x(channel[:]), "payerAuthorizer", c.PayerAuthorizer)
 	voucher, _ := payload.GetObject("voucher")
-	if s, ok := voucher.GetString("maxClaimableAmount"); ok {
-		out.Set("maxClaimableAmount", s)
+	if s, ok := voucher.GetString("maxClaimableAmount"); ok && rails.IsDecimal(s) {
+		details.Set("maxClaimableAmount", s)
+		g.Amount, _ = new(big.Int).SetString(s, 10)
 	}
 	if kind == rails.ChannelOpen {
 		d, err := depositOf(payload)
 		if err != nil {
-			return nil, err
+			return rails.Inspection{}, err
 		}
 		method := "eip3009"
 		if d.permit2 {
 			method = "permit2"
 		}
-		out.Set("deposit", d.amount.String())
-		out.Set("depositMethod", method)
-		out.Set("settleBy", d.settleBy)
+		g.Amount = d.amount
+		g.PayableUntil = UnixTime(d.settleBy)
+		details.Set("depositMethod", method)
 	}
-	if s, ok := payload.GetString("amount"); ok {
-		out.Set("refund", s)
+	if s, ok := payload.GetString("amount"); ok && rails.IsDecimal(s) {
+		g.Amount, _ = new(big.Int).SetString(s, 10)
+		details.Set("refund", s)
 	}
-	return out, nil
+	return rails.Inspection{Pairing: BatchID, Kind: "channel-" + string(kind), Grant: g, H: hex0x(c.Salt[:]),
+		WhereH: "payload.channelConfig.salt: the channel's configuration, whose salt is H, names the channel", Details: details}, nil
 }
 
 var _ rails.WithinSummarizer = Batch{}

@@ -89,11 +89,11 @@ func TestBatchSummarizeAndInspect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s, _ := in.GetString("h"); s != atr.Sum(batchATR).String() {
-			t.Fatalf("inspect %s", jsonv.Marshal(in))
+		if in.H != atr.Sum(batchATR).String() || in.Kind != "channel-open" {
+			t.Fatalf("inspect %s", jsonv.Marshal(in.JSON()))
 		}
-		if s, _ := in.GetString("deposit"); s != "100000" {
-			t.Fatalf("inspect %s", jsonv.Marshal(in))
+		if s, _ := in.JSON().GetString("amount"); s != "100000" || in.Grant.Payer != l.Address().Hex() {
+			t.Fatalf("inspect %s", jsonv.Marshal(in.JSON()))
 		}
 	}
 	// A lone voucher grants its cumulative amount in the channel.

@@ -197,36 +197,36 @@ func (p Batch) SummarizeWithin(req rails.Request, opening *jsonv.Object) (rails.
 }
 
 // Inspect reads a payment of this pairing (an opening, a top-up, a voucher
-// or a close) without any signature check: its kind, channel, H where the
-// payment carries it, and what it moves.
-func (p Batch) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// or a close) without any signature check: the channel's payer, receiver
+// and token, H where the payment carries it (the opening's memo), and what
+// it moves: an opening its deposit, a top-up what it adds, a voucher its
+// cumulative maxClaimableAmount, a close nothing.
+func (p Batch) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	kind, err := p.ChannelKind(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	accepted, payload, c, channel, tx, err := p.channelOf(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	network, _ := accepted.GetString("network")
-	out := jsonv.Obj("pairing", BatchID, "kind", string(kind), "network", network, "channel", channel.String())
+	in := rails.Inspection{Pairing: BatchID, Kind: "channel-" + string(kind),
+		Grant: rails.Grant{Network: network, Asset: c.Token.String(), Decimals: rails.KnownDecimals(network, c.Token.String()),
+			Payer: c.Payer.String(), Payee: c.Receiver.String()},
+		WhereH: "none: the payment names the channel, whose opening's one Memo instruction carried H"}
 	if kind == rails.ChannelOpen {
 		h, err := p.Bound(payment)
 		if err != nil {
-			return nil, err
+			return rails.Inspection{}, err
 		}
-		out.Set("h", h)
-		out.Set("hAt", "the opening transaction's one Memo instruction")
-	} else {
-		out.Set("hAt", "none: the payment names the channel, whose opening carried H")
+		in.H, in.WhereH = h, "the opening transaction's one Memo instruction: \"lcp:sha256:\" + H"
 	}
-	out.Set("payer", c.Payer.String())
-	out.Set("payerAuthorizer", c.PayerAuthorizer.String())
-	out.Set("receiver", c.Receiver.String())
-	out.Set("token", c.Token.String())
+	details := jsonv.Obj("channel", channel.String(), "payerAuthorizer", c.PayerAuthorizer.String())
 	if voucher, ok := payload.GetObject("voucher"); ok {
-		if s, ok := voucher.GetString("maxClaimableAmount"); ok {
-			out.Set("maxClaimableAmount", s)
+		if s, ok := voucher.GetString("maxClaimableAmount"); ok && rails.IsDecimal(s) {
+			details.Set("maxClaimableAmount", s)
+			in.Grant.Amount, _ = new(big.Int).SetString(s, 10)
 		}
 	}
 	if tx != nil {
@@ -234,20 +234,22 @@ func (p Batch) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
 		switch ix.Kind {
 		case "open":
 			if len(ix.Data) != 67 {
-				return nil, rails.Refuse(CodeChannelIx)
+				return rails.Inspection{}, rails.Refuse(CodeChannelIx)
 			}
-			out.Set("deposit", new(big.Int).SetUint64(binary.LittleEndian.Uint64(ix.Data[9:17])).String())
+			in.Grant.Amount = new(big.Int).SetUint64(binary.LittleEndian.Uint64(ix.Data[9:17]))
+			details.Set("deposit", in.Grant.Amount.String())
 		case "top_up":
 			if len(ix.Data) >= 9 {
-				out.Set("topUp", new(big.Int).SetUint64(binary.LittleEndian.Uint64(ix.Data[1:9])).String())
+				in.Grant.Amount = new(big.Int).SetUint64(binary.LittleEndian.Uint64(ix.Data[1:9]))
+				details.Set("topUp", in.Grant.Amount.String())
 			}
+		case "request_close":
+			in.Grant.Amount = new(big.Int)
 		}
-		ref := ReferenceOf(network, tx)
-		for _, m := range ref.Members() {
-			if m.Key != "network" {
-				out.Set(m.Key, m.Value)
-			}
+		for _, m := range reference(network, tx).Members() {
+			details.Set(m.Key, m.Value)
 		}
 	}
-	return out, nil
+	in.Details = details
+	return in, nil
 }

@@ -212,10 +212,17 @@ func TestBatchInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"kind": "open", "h": atr.Sum(atrBytes).String(), "deposit": "100000",
-		"maxClaimableAmount": "1000", "feePayer": feePayer, "token": mint, "receiver": payTo} {
-		if got, _ := in.GetString(k); got != want {
-			t.Errorf("%s = %q, want %q (%s)", k, got, want, jsonv.Marshal(in))
+	o := in.JSON()
+	details, _ := o.GetObject("details")
+	for k, want := range map[string]string{"kind": "channel-open", "h": atr.Sum(atrBytes).String(), "amount": "100000",
+		"asset": mint, "payee": payTo} {
+		if got, _ := o.GetString(k); got != want {
+			t.Errorf("%s = %q, want %q (%s)", k, got, want, jsonv.Marshal(o))
+		}
+	}
+	for k, want := range map[string]string{"deposit": "100000", "maxClaimableAmount": "1000", "feePayer": feePayer} {
+		if got, _ := details.GetString(k); got != want {
+			t.Errorf("details.%s = %q, want %q (%s)", k, got, want, jsonv.Marshal(o))
 		}
 	}
 	// The close, built inside the held channel.
@@ -230,8 +237,8 @@ func TestBatchInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, err = p.Inspect(closed.Signed)
-	if err != nil || mustGet(in, "kind") != "close" || mustGet(in, "channel") != hold.Channel || in.Has("h") {
-		t.Fatalf("close %s (%v)", jsonv.Marshal(in), err)
+	if err != nil || in.Kind != "channel-close" || mustGet(in.Details, "channel") != hold.Channel || in.H != "" || in.Grant.Amount.Sign() != 0 {
+		t.Fatalf("close %s (%v)", jsonv.Marshal(in.JSON()), err)
 	}
 }
 

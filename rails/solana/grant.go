@@ -2,6 +2,7 @@ package solana
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math/big"
 	"strings"
@@ -85,31 +86,38 @@ func (Exact) Summarize(req rails.Request) (rails.Grant, error) {
 	return g, nil
 }
 
-// Inspect reads a payment: H and where it sits, the transfer, the fee
-// payer and the blockhash. No signature is checked.
-func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// Inspect reads a payment: the transaction's message is read by Summarize,
+// as the spend policy read it before signing, so the two cannot disagree;
+// H and where it sits, the fee payer and the blockhash beside it. The payee
+// is the destination token account, as in the summary. No signature is
+// checked.
+func (p Exact) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	accepted, tx, err := p.presentedTx(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	h, err := boundOf(accepted, tx)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	network, _ := accepted.GetString("network")
-	out := jsonv.Obj("pairing", ExactID, "network", network, "h", h, "hAt", "the transaction's one Memo instruction")
-	if amount, decimals, mint, destination, owner, ok := transferChecked(tx); ok {
-		out.Set("asset", mint.String())
-		out.Set("decimals", jsonv.Number(decimals))
-		out.Set("amount", new(big.Int).SetUint64(amount).String())
-		out.Set("payer", owner.String())
-		out.Set("payeeTokenAccount", destination.String())
+	g, err := p.Summarize(jsonv.Obj("kind", "solana-message", "network", network, "message", "0x"+hex.EncodeToString(tx.Message)))
+	if err != nil {
+		return rails.Inspection{}, err
 	}
-	ref := ReferenceOf(network, tx)
-	for _, m := range ref.Members() {
+	return rails.Inspection{Pairing: ExactID, Kind: "payment", Grant: g, H: h,
+		WhereH: "the transaction's one Memo instruction: \"lcp:sha256:\" + H", Details: reference(network, tx)}, nil
+}
+
+// reference is ReferenceOf without the network the grant already states:
+// the transaction's signature, digest, fee payer and blockhash (or durable
+// nonce).
+func reference(network string, tx *Tx) *jsonv.Object {
+	out := jsonv.Obj()
+	for _, m := range ReferenceOf(network, tx).Members() {
 		if m.Key != "network" {
 			out.Set(m.Key, m.Value)
 		}
 	}
-	return out, nil
+	return out
 }

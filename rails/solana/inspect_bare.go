@@ -12,57 +12,53 @@ import (
 
 // InspectWire reads a bare wire transaction (padded standard base64, or
 // base58 as explorers and some wallets write it; as `termsgate inspect` is
-// given it, without the payment around it) and shows what its transfer
+// given it, without the payment around it) and states what its transfer
 // grants and where H sits: the one Memo instruction's text
 // "lcp:sha256:0x…". The transaction names no network (its blockhash is the
-// only trace of one), and no signature is verified.
+// only trace of one), and no signature is verified. The payee is the
+// destination token account, as x402/exact/solana's summary states it.
 //
 // The error says what was wrong: neither encoding, too long, no
 // transaction, or what its memo is instead of the LCP string.
-func InspectWire(s string) (*jsonv.Object, error) {
+func InspectWire(s string) (rails.Inspection, error) {
 	encoding := "base64"
 	wire, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil || len(s)%4 != 0 {
 		var ok bool
 		if wire, ok = DecodeBase58(s); !ok {
-			return nil, errors.New("a Solana wire transaction is padded standard base64 or base58")
+			return rails.Inspection{}, errors.New("a Solana wire transaction is padded standard base64 or base58")
 		}
 		encoding = "base58"
 	}
 	tx, ok, tooLarge := DecodeTx(wire)
 	if tooLarge {
-		return nil, fmt.Errorf("a Solana wire transaction is at most %d bytes; this one has %d", MaxWire, len(wire))
+		return rails.Inspection{}, fmt.Errorf("a Solana wire transaction is at most %d bytes; this one has %d", MaxWire, len(wire))
 	}
 	if !ok {
-		return nil, fmt.Errorf("the %s decodes to %d bytes that are no legacy or v0 Solana transaction (signature count, header, keys, blockhash and instructions, every byte used)", encoding, len(wire))
+		return rails.Inspection{}, fmt.Errorf("the %s decodes to %d bytes that are no legacy or v0 Solana transaction (signature count, header, keys, blockhash and instructions, every byte used)", encoding, len(wire))
 	}
-	out := jsonv.Obj("kind", "solana-wire-transaction", "encoding", encoding, "versioned", tx.Versioned,
+	details := jsonv.Obj("encoding", encoding, "versioned", tx.Versioned,
 		"network", "? (a transaction names none: only its blockhash ties it to a cluster)")
+	in := rails.Inspection{Kind: "solana-wire-transaction", Grant: rails.Grant{Decimals: -1}, Details: details}
 	if amount, decimals, mint, destination, owner, ok := transferChecked(tx); ok {
-		out.Set("asset", mint.String())
-		out.Set("decimals", jsonv.Number(decimals))
-		out.Set("amount", new(big.Int).SetUint64(amount).String())
-		out.Set("payer", owner.String())
-		out.Set("payeeTokenAccount", destination.String())
+		in.Grant = rails.Grant{Asset: mint.String(), Decimals: decimals, Amount: new(big.Int).SetUint64(amount),
+			Payer: owner.String(), Payee: destination.String()}
 	} else {
-		out.Set("transfer", "not exactly one TransferChecked: the transaction is not shaped as an x402/exact/solana payment")
+		details.Set("transfer", "not exactly one TransferChecked: the transaction is not shaped as an x402/exact/solana payment")
 	}
-	for _, m := range ReferenceOf("", tx).Members() {
-		if m.Key != "network" {
-			out.Set(m.Key, m.Value)
-		}
+	for _, m := range reference("", tx).Members() {
+		details.Set(m.Key, m.Value)
 	}
 	memo, h, err := MemoCarrier(tx)
 	var r *rails.Refusal
 	switch {
 	case err == nil:
-		out.Set("memo", memo)
-		out.Set("h", h)
-		out.Set("hAt", "the transaction's one Memo instruction: \"lcp:sha256:\" + H")
+		details.Set("memo", memo)
+		in.H, in.WhereH = h, "the transaction's one Memo instruction: \"lcp:sha256:\" + H"
 	case errors.As(err, &r) && r.Code == CodeMemoCount:
-		out.Set("hAt", "nowhere: the transaction has not exactly one Memo instruction ("+r.Code+")")
+		in.WhereH = "nowhere: the transaction has not exactly one Memo instruction (" + r.Code + ")"
 	case errors.As(err, &r):
-		out.Set("hAt", "nowhere: its Memo is not \"lcp:sha256:\" + 64 hex digits ("+r.Code+")")
+		in.WhereH = "nowhere: its Memo is not \"lcp:sha256:\" + 64 hex digits (" + r.Code + ")"
 	}
-	return out, nil
+	return in, nil
 }

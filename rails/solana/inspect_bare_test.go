@@ -20,7 +20,7 @@ func TestInspectPaymentAndBareWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := string(jsonv.Marshal(in)) // it once held a Go int, which does not marshal
+	whole := string(jsonv.Marshal(in.JSON())) // it once held a Go int, which does not marshal
 	text, _ := jsonv.AsString(mustGet(signed, "payload", "transaction"))
 	wire, _ := base64.StdEncoding.DecodeString(text)
 	for _, form := range []string{text, solana.Base58(wire)} {
@@ -28,9 +28,8 @@ func TestInspectPaymentAndBareWire(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"h", "amount", "asset", "decimals", "payer", "payeeTokenAccount", "digest"} {
-			a, _ := in.Get(k)
-			b, _ := bare.Get(k)
+		for _, k := range []string{"h", "amount", "asset", "decimals", "payer", "payee", "details.digest"} {
+			a, b := member(in.JSON(), k), member(bare.JSON(), k)
 			if a == nil || jsonv.String(a) != jsonv.String(b) {
 				t.Fatalf("%s: payment %v, bare %v", k, a, b)
 			}
@@ -42,4 +41,14 @@ func TestInspectPaymentAndBareWire(t *testing.T) {
 	if _, err := solana.InspectWire(base64.StdEncoding.EncodeToString(wire[:len(wire)-1])); err == nil {
 		t.Fatal("a truncated transaction inspected")
 	}
+}
+
+// member is o's member at a dotted path.
+func member(o *jsonv.Object, path string) jsonv.Value {
+	var v jsonv.Value = o
+	for _, k := range strings.Split(path, ".") {
+		obj, _ := jsonv.AsObject(v)
+		v, _ = obj.Get(k)
+	}
+	return v
 }

@@ -968,47 +968,52 @@ func (p Session) SummarizeWithin(req rails.Request, opening *jsonv.Object) (rail
 	return g, nil
 }
 
-// Inspect reads an opening as Bound does and shows its open instruction
-// (payer, payee, mint, deposit, voucher signer, open slot, grace period),
-// the channel, the fee payer and blockhash, and where H sits; a voucher or
-// close shows its channel, cumulative amount and signer.
-func (p Session) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// Inspect reads an opening as Bound does: its open instruction's payer,
+// payee, mint and deposit are the grant, and the voucher signer, open slot,
+// grace period, fee payer and blockhash its details; a voucher or close
+// shows its channel, cumulative amount and signer, on the network the
+// echoed challenge names.
+func (p Session) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	kind, err := p.ChannelKind(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	ref, err := p.ChannelRef(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	payload, _ := mpp.SessionPayload(payment)
 	if kind != rails.ChannelOpen {
-		out := jsonv.Obj("pairing", SessionID, "kind", string(kind), "action", mpp.String(payload, "action"), "network", ref.Network,
-			"channel", ref.Channel, "hAt", "the opening's salt (a voucher carries no H)")
+		in := rails.Inspection{Pairing: SessionID, Kind: "channel-" + string(kind),
+			Grant:   rails.Grant{Network: ref.Network, Decimals: -1, Payee: "channel:" + ref.Channel},
+			WhereH:  "none: a voucher names the channel, whose opening's salt carried H",
+			Details: jsonv.Obj("action", mpp.String(payload, "action"), "channel", ref.Channel)}
 		if v, ok := payload.GetObject("voucher"); ok {
 			data, _ := v.GetObject("voucher")
-			out.Set("cumulativeAmount", mpp.String(data, "cumulativeAmount"))
-			out.Set("signer", mpp.String(v, "signer"))
+			if s := mpp.String(data, "cumulativeAmount"); rails.IsDecimal(s) {
+				in.Grant.Amount, _ = new(big.Int).SetString(s, 10)
+			}
+			in.Details.Set("signer", mpp.String(v, "signer"))
 		}
-		return out, nil
+		return in, nil
 	}
 	o, err := p.opening(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
-	out := jsonv.Obj("pairing", SessionID, "kind", string(kind), "network", ref.Network, "channel", ref.Channel,
-		"h", o.e.H.String(), "hAt", "the open instruction's salt, data bytes 1-8: H's first 8 bytes (the challenge's id and opaque carry all of H)",
-		"salt", strconv.FormatUint(o.open.Salt, 10),
-		"payer", o.open.Payer.String(), "payee", o.open.Payee.String(), "asset", o.open.Mint.String(),
-		"deposit", strconv.FormatUint(o.open.Deposit, 10), "voucherSigner", o.open.AuthorizedSigner.String(),
+	mint := o.open.Mint.String()
+	details := jsonv.Obj("channel", ref.Channel, "salt", strconv.FormatUint(o.open.Salt, 10),
+		"voucherSigner", o.open.AuthorizedSigner.String(),
 		"openSlot", strconv.FormatUint(o.open.OpenSlot, 10), "gracePeriodSeconds", int64(o.open.GracePeriod))
-	for _, m := range ReferenceOf(ref.Network, o.tx).Members() {
-		if m.Key != "network" {
-			out.Set(m.Key, m.Value)
-		}
+	for _, m := range reference(ref.Network, o.tx).Members() {
+		details.Set(m.Key, m.Value)
 	}
 	if a, ok := o.e.Payload.GetObject("authentication"); ok {
-		out.Set("authentication", a.Clone())
+		details.Set("authentication", a.Clone())
 	}
-	return out, nil
+	return rails.Inspection{Pairing: SessionID, Kind: "channel-open", H: o.e.H.String(),
+		Grant: rails.Grant{Network: ref.Network, Asset: mint, Decimals: rails.KnownDecimals(ref.Network, mint),
+			Amount: new(big.Int).SetUint64(o.open.Deposit), Payer: o.open.Payer.String(), Payee: o.open.Payee.String()},
+		WhereH:  "the open instruction's salt, data bytes 1-8: H's first 8 bytes (the challenge's id and opaque carry all of H)",
+		Details: details}, nil
 }

@@ -180,13 +180,13 @@ func (p Charge) ReadCredential(presented jsonv.Value) (*Transfer, string, string
 func (Charge) Summarize(req rails.Request) (rails.Grant, error) { return summarize(req) }
 
 // Inspect implements rails.Inspector.
-func (p Charge) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+func (p Charge) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	t, network, h, err := p.read(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
-	return inspect(ChargeID, t, network, h,
-		"payload.transaction: the signed transfer's to is a muxed address whose id is H's first 8 bytes; the full H is the challenge id and its opaque legalContext"), nil
+	return inspect(ChargeID, "credential", t, network, h,
+		"payload.transaction: the signed transfer's to is a muxed address whose id is H's first 8 bytes; the full H is the challenge id and its opaque legalContext")
 }
 
 // PlaceRequest returns a copy of a Stellar charge request whose recipient,

@@ -1,6 +1,7 @@
 package stellar
 
 import (
+	"crypto/sha256"
 	"strconv"
 	"time"
 
@@ -50,19 +51,27 @@ func summarize(req rails.Request) (rails.Grant, error) {
 // Summarize implements rails.Summarizer.
 func (Exact) Summarize(req rails.Request) (rails.Grant, error) { return summarize(req) }
 
-// inspect is what a signed transfer grants and where H sits in it.
-func inspect(pairing string, t *Transfer, network, h, where string) *jsonv.Object {
-	o := jsonv.Obj(
-		"pairing", pairing,
-		"h", h,
-		"network", network,
-		"asset", t.Asset,
-		"amount", t.Amount.String(),
-		"payer", t.From,
-		"payee", t.To,
-		"expirationLedger", int64(t.Creds.SignatureExpirationLedger),
-		"credentials", "address",
-	)
+// inspect is what a signed transfer grants and where H sits in it: the
+// payer's authorization preimage, rebuilt from the envelope, is read by
+// Summarize as the spend policy read it before signing.
+func inspect(pairing, kind string, t *Transfer, network, h, where string) (rails.Inspection, error) {
+	pre, err := t.preimage(network)
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	g, err := summarize(jsonv.Obj("kind", KindAuth, "preimage", "0x"+hexOf(pre)))
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	d := sha256.Sum256(pre)
+	return rails.Inspection{Pairing: pairing, Kind: kind, Grant: g, H: h, WhereH: where, Details: transferDetails(t, d[:])}, nil
+}
+
+// transferDetails are what a transfer says beside its grant: the ledger
+// after which its authorization is worthless, its credentials' form, the
+// muxed payee's account and id, and the digest the payer signed.
+func transferDetails(t *Transfer, authDigest []byte) *jsonv.Object {
+	o := jsonv.Obj("expirationLedger", int64(t.Creds.SignatureExpirationLedger), "credentials", "address")
 	if t.V2 {
 		o.Set("credentials", "address-v2")
 	}
@@ -70,22 +79,20 @@ func inspect(pairing string, t *Transfer, network, h, where string) *jsonv.Objec
 		o.Set("payeeAccount", t.ToMux.Base())
 		o.Set("muxedId", strconv.FormatUint(t.ToMux.ID, 10))
 	}
-	if d, err := t.PreimageHash(network); err == nil {
-		o.Set("authDigest", "0x"+hexOf(d[:]))
+	if authDigest != nil {
+		o.Set("authDigest", "0x"+hexOf(authDigest))
 	}
-	o.Set("whereH", where)
 	return o
 }
 
 // Inspect implements rails.Inspector: the payment read as Bound reads it.
-func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+func (p Exact) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	t, h, err := p.read(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
-	network := acceptedNetwork(payment)
-	return inspect(ExactID, t, network, h,
-		"payload.transaction: the signed transfer's to is a muxed address whose id is H's first 8 bytes; the full H is extensions.legalContext.info.value"), nil
+	return inspect(ExactID, "payment", t, acceptedNetwork(payment), h,
+		"payload.transaction: the signed transfer's to is a muxed address whose id is H's first 8 bytes; the full H is extensions.legalContext.info.value")
 }
 
 // acceptedNetwork is the accepted option's network of an x402 payment.

@@ -270,11 +270,14 @@ func TestExactSummarizeAndInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := o.GetString("muxedId"); id != "13436514500253700074" {
-		t.Fatalf("inspect %s", jsonv.String(o))
+	if id, _ := o.Details.GetString("muxedId"); id != "13436514500253700074" {
+		t.Fatalf("inspect %s", jsonv.String(o.JSON()))
 	}
-	if d, _ := o.GetString("authDigest"); d != "0x26a00b3f3ce20604108b34ee3d49eae2195622b5b372b83a37db4e3e90f9f2a9" {
-		t.Fatalf("inspect %s", jsonv.String(o))
+	if d, _ := o.Details.GetString("authDigest"); d != "0x26a00b3f3ce20604108b34ee3d49eae2195622b5b372b83a37db4e3e90f9f2a9" {
+		t.Fatalf("inspect %s", jsonv.String(o.JSON()))
+	}
+	if o.Grant.Network != "stellar:testnet" || o.Grant.Payer == "" || o.Grant.Amount == nil {
+		t.Fatalf("inspect %s", jsonv.String(o.JSON()))
 	}
 }
 

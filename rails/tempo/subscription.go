@@ -73,10 +73,25 @@ func (Subscription) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsig
 	if err != nil {
 		return nil, err
 	}
+	auth, chain, err := subscriptionAuthorization(o.Request, o.Details, h)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := auth.Digest()
+	if err != nil {
+		return nil, err
+	}
+	req := jsonv.Obj("kind", KindTempoKeyAuthorization, "authorization", auth.JSON(), "digest", hex0x(digest[:]))
+	return &subscriptionUnsigned{auth: auth, request: req, challenge: o.Challenge, source: mpp.Source(chain, o.From)}, nil
+}
+
+// subscriptionAuthorization is the key authorization a subscription
+// challenge's request r (with its methodDetails) asks for, witness h: what
+// Build signs, and what Inspect compares a signed one with.
+func subscriptionAuthorization(r, details *jsonv.Object, h atr.Hash) (*KeyAuthorization, int64, error) {
 	bad := rails.Refuse(CodeKeyAuthorizationMalformed)
-	r := o.Request
-	key, _ := o.Details.GetObject("accessKey")
-	chain, _ := mpp.ChainIDOf(o.Details, "chainId")
+	key, _ := details.GetObject("accessKey")
+	chain, _ := mpp.ChainIDOf(details, "chainId")
 	expiry, _ := mpp.UnixOf(mpp.String(r, "subscriptionExpires"))
 	amount, _ := mpp.Uint256(mpp.String(r, "amount"))
 	count, _ := new(big.Int).SetString(mpp.String(r, "periodCount"), 10)
@@ -84,12 +99,15 @@ func (Subscription) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsig
 	if mpp.String(r, "periodUnit") == "week" {
 		unit = week
 	}
+	if count == nil || count.Sign() < 0 {
+		return nil, 0, bad
+	}
 	period := new(big.Int).Mul(count, big.NewInt(unit))
 	if expiry < 0 || period.Cmp(two64) >= 0 || amount == nil {
-		return nil, bad
+		return nil, 0, bad
 	}
 	currency := mpp.String(r, "currency")
-	auth := &KeyAuthorization{
+	return &KeyAuthorization{
 		ChainID: uint64(chain),
 		KeyType: keyTypes[mpp.String(key, "keyType")],
 		KeyID:   mpp.String(key, "accessKeyAddress"),
@@ -99,13 +117,7 @@ func (Subscription) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsig
 			Selector: SelectorTransferWithMemo, Recipients: []string{mpp.String(r, "recipient")},
 		}}}},
 		Witness: h,
-	}
-	digest, err := auth.Digest()
-	if err != nil {
-		return nil, err
-	}
-	req := jsonv.Obj("kind", KindTempoKeyAuthorization, "authorization", auth.JSON(), "digest", hex0x(digest[:]))
-	return &subscriptionUnsigned{auth: auth, request: req, challenge: o.Challenge, source: mpp.Source(chain, o.From)}, nil
+	}, chain, nil
 }
 
 func (Subscription) Request(u rails.Unsigned) (rails.Request, error) {

@@ -53,13 +53,13 @@ func txGrant(req rails.Request, wantType string) (rails.Grant, Fields, error) {
 	if has && binary.BigEndian.Uint32(nid.Value) != id || !has && id > maxImplicitNetworkID {
 		return rails.Grant{}, nil, errUnreadable
 	}
-	acct, ok1 := fs.Get(FieldAccount)
-	dest, ok2 := fs.Get(FieldDestination)
+	payer, ok1 := addressOf(fs, FieldAccount)
+	payee, ok2 := addressOf(fs, FieldDestination)
 	amt, ok3 := fs.Get(FieldAmount)
 	if !ok1 || !ok2 || !ok3 {
 		return rails.Grant{}, nil, errUnreadable
 	}
-	g := rails.Grant{Network: network, Payer: AccountID(acct.Value).Address(), Payee: AccountID(dest.Value).Address()}
+	g := rails.Grant{Network: network, Payer: payer, Payee: payee}
 	if v, has := req.Get("validUntil"); has {
 		n, ok := jsonv.AsSafeInt(v)
 		if !ok || n <= 0 {
@@ -71,6 +71,17 @@ func txGrant(req rails.Request, wantType string) (rails.Grant, Fields, error) {
 		return rails.Grant{}, nil, err
 	}
 	return g, fs, nil
+}
+
+// addressOf is the classic address of an account field: false when the
+// field is absent or not the 20 bytes of an account id (a UNLModify's
+// Account is empty, and the codec keeps it so).
+func addressOf(fs Fields, id FieldID) (string, bool) {
+	f, ok := fs.Get(id)
+	if !ok || len(f.Value) != len(AccountID{}) {
+		return "", false
+	}
+	return AccountID(f.Value).Address(), true
 }
 
 // amountGrant states an amount: XRP in drops (6 decimals); an issued
@@ -166,58 +177,95 @@ func (Session) Summarize(req rails.Request) (rails.Grant, error) {
 	return rails.Grant{}, errUnreadable
 }
 
-// inspectTx is the common part of an XRPL payment's inspection: every
-// field of the transaction as ripple-binary-codec's decode names them, its
-// hash, and where H sits.
-func inspectTx(pairing, network string, tx *Tx, h, hAt string) *jsonv.Object {
-	return jsonv.Obj("pairing", pairing, "network", network, "transactionType", tx.Type, "hash", tx.Hash,
-		"h", h, "hAt", hAt, "transaction", tx.Fields.JSON())
+// inspectTx is the common part of an XRPL payment's inspection: the signed
+// transaction is read back into the signing request it answered ({kind,
+// network, txJson}) and summarized as the spend policy summarized it
+// before signing, so the two cannot disagree. LastLedgerSequence bounds the
+// payment by a ledger, not a time, so no PayableUntil is stated; it is in
+// the details with the hash and every field of the transaction as
+// ripple-binary-codec's decode names them.
+func inspectTx(pairing, kind, network string, tx *Tx, summarize func(rails.Request) (rails.Grant, error), h, whereH string) (rails.Inspection, error) {
+	g, err := summarize(jsonv.Obj("kind", requestKind(tx.Type), "network", network, "txJson", tx.Fields.JSON()))
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	return rails.Inspection{Pairing: pairing, Kind: kind, Grant: g, H: h, WhereH: whereH, Details: txDetails(tx)}, nil
 }
 
-// Inspect reads an x402/exact/xrpl payment as Bound does and shows its
-// Payment; H is the option's LCP string, whose SHA-256 is the InvoiceID.
-func (p Exact) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// requestKind is the signing request's kind a transaction of type t
+// answers.
+func requestKind(t string) string {
+	if t == "PaymentChannelCreate" {
+		return KindSessionOpen
+	}
+	return KindTx
+}
+
+// txDetails are a transaction's type, hash, ledger bound and fields.
+func txDetails(tx *Tx) *jsonv.Object {
+	d := jsonv.Obj("transactionType", tx.Type, "hash", tx.Hash)
+	if lls, ok := tx.Fields.Get(FieldLastLedgerSequence); ok && len(lls.Value) == 4 {
+		d.Set("lastLedgerSequence", jsonv.Number(binary.BigEndian.Uint32(lls.Value)))
+	}
+	d.Set("transaction", tx.Fields.JSON())
+	return d
+}
+
+// Inspect reads an x402/exact/xrpl payment as Bound does and states what
+// its Payment grants; H is the option's LCP string, whose SHA-256 is the
+// InvoiceID.
+func (p Exact) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	tx, h, err := p.boundTx(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	o, _ := jsonv.AsObject(payment)
 	accepted, _ := o.GetObject("accepted")
 	network, _ := accepted.GetString("network")
-	return inspectTx(ExactID, network, tx, h.String(), "transaction.InvoiceID = SHA-256(accepted.extra.invoiceId)"), nil
+	return inspectTx(ExactID, "payment", network, tx, p.Summarize, h.String(), "transaction.InvoiceID = SHA-256(accepted.extra.invoiceId), the LCP string \"lcp:sha256:\" + H")
 }
 
-// Inspect reads an mpp/charge/xrpl credential as Bound does and shows its
-// Payment; H is the InvoiceID.
-func (p Charge) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// Inspect reads an mpp/charge/xrpl credential as Bound does and states
+// what its Payment grants; H is the InvoiceID.
+func (p Charge) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	tx, e, err := p.boundTx(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
-	network, _ := mpp.Network(e.Challenge)
-	return inspectTx(ChargeID, network, tx, e.H.String(), "transaction.InvoiceID"), nil
+	network, err := mpp.Network(e.Challenge)
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	return inspectTx(ChargeID, "credential", network, tx, p.Summarize, e.H.String(), "transaction.InvoiceID: H itself, and the challenge's id and opaque.legalContext")
 }
 
-// Inspect reads an mpp/session/xrpl opening as Bound does and shows its
-// PaymentChannelCreate, the channel it opens and the first claim; H is the
-// LCP memo. A claim inside the channel shows its channel and drops.
-func (p Session) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
+// Inspect reads an mpp/session/xrpl opening as Bound does and states what
+// its PaymentChannelCreate grants (the deposit, until CancelAfter), the
+// channel it opens and the first claim; H is the LCP memo. A claim inside
+// the channel states its channel and cumulative drops.
+func (p Session) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	kind, err := p.ChannelKind(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	ref, err := p.ChannelRef(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	payloadObj, _ := payloadOf(payment)
 	if kind != rails.ChannelOpen {
-		return jsonv.Obj("pairing", SessionID, "kind", string(kind), "network", ref.Network, "channel", ref.Channel,
-			"amount", mpp.String(payloadObj, "amount"), "hAt", "the opening's memo (a claim carries no H)"), nil
+		in := rails.Inspection{Pairing: SessionID, Kind: "channel-" + string(kind),
+			Grant:   rails.Grant{Network: ref.Network, Asset: "XRP", Decimals: 6, Payee: "channel:" + ref.Channel},
+			WhereH:  "none: a claim names the channel, whose opening's memo carried H",
+			Details: jsonv.Obj("channel", ref.Channel)}
+		if s := mpp.String(payloadObj, "amount"); rails.IsDecimal(s) {
+			in.Grant.Amount, _ = new(big.Int).SetString(s, 10)
+		}
+		return in, nil
 	}
 	tx, e, err := p.opening(payment)
 	if err != nil {
-		return nil, err
+		return rails.Inspection{}, err
 	}
 	at := "transaction.Memos[?].Memo.MemoData"
 	memos, _ := tx.Fields.Get(FieldMemos)
@@ -226,11 +274,13 @@ func (p Session) Inspect(payment jsonv.Value) (*jsonv.Object, error) {
 			at = "transaction.Memos[" + strconv.Itoa(i) + "].Memo.MemoData"
 		}
 	}
-	out := inspectTx(SessionID, ref.Network, tx, e.H.String(), at+" (the LCP string's UTF-8)")
-	out.Set("kind", string(kind))
-	out.Set("channel", ref.Channel)
-	out.Set("firstClaim", mpp.String(payloadObj, "amount"))
-	return out, nil
+	in, err := inspectTx(SessionID, "channel-open", ref.Network, tx, p.Summarize, e.H.String(), at+" (the LCP string's UTF-8)")
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	in.Details.Set("channel", ref.Channel)
+	in.Details.Set("firstClaim", mpp.String(payloadObj, "amount"))
+	return in, nil
 }
 
 var _ rails.WithinSummarizer = Session{}
@@ -251,8 +301,11 @@ func (p Session) SummarizeWithin(req rails.Request, opening *jsonv.Object) (rail
 	if err != nil || g.Payee != "channel:"+ref.Channel {
 		return rails.Grant{}, errUnreadable
 	}
-	a, _ := tx.Fields.Get(FieldAccount)
-	d, _ := tx.Fields.Get(FieldDestination)
-	g.Network, g.Payer, g.Payee = ref.Network, AccountID(a.Value).Address(), AccountID(d.Value).Address()
+	payer, ok1 := addressOf(tx.Fields, FieldAccount)
+	payee, ok2 := addressOf(tx.Fields, FieldDestination)
+	if !ok1 || !ok2 {
+		return rails.Grant{}, errUnreadable
+	}
+	g.Network, g.Payer, g.Payee = ref.Network, payer, payee
 	return g, nil
 }

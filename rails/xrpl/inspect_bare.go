@@ -7,70 +7,69 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
 // InspectBlob reads a bare signed blob (hex, as `termsgate inspect` is
-// given it, without the payment around it) and shows what it grants and
+// given it, without the payment around it) and states what it grants and
 // where H sits, as far as the blob alone can say: the blob names no offer,
 // so which pairing built it is inferred from where an H-shaped value sits.
 // An x402/exact/xrpl InvoiceID is SHA-256 of the LCP string, so its H is
 // only in the offer; mpp/charge/xrpl's InvoiceID is H itself; a session
 // opening's memo is the LCP string. Nothing is verified: not the
-// signature, not the network.
+// signature, not the network. A field the codec reads but no payment has
+// (a UNLModify's empty Account) is stated as absent, never converted.
 //
 // The error says what was wrong: not hex, too long, where the
 // serialization stops being canonical, a missing field.
-func InspectBlob(s string) (*jsonv.Object, error) {
+func InspectBlob(s string) (rails.Inspection, error) {
 	if s == "" || len(s)%2 != 0 || !isHexDigits(s) {
-		return nil, errors.New("an XRPL signed blob is an even number of hex digits")
+		return rails.Inspection{}, errors.New("an XRPL signed blob is an even number of hex digits")
 	}
 	if len(s) > MaxBlobHex {
-		return nil, fmt.Errorf("an XRPL signed blob is at most %d hex digits; this one has %d", MaxBlobHex, len(s))
+		return rails.Inspection{}, fmt.Errorf("an XRPL signed blob is at most %d hex digits; this one has %d", MaxBlobHex, len(s))
 	}
 	blob, _ := hex.DecodeString(s)
 	fs, err := Decode(blob)
 	if err != nil {
-		return nil, fmt.Errorf("not an XRPL transaction: %w", err)
+		return rails.Inspection{}, fmt.Errorf("not an XRPL transaction: %w", err)
 	}
 	tt, ok := fs.Get(FieldTransactionType)
-	if !ok {
-		return nil, errors.New("not an XRPL transaction: it has no TransactionType")
+	if !ok || len(tt.Value) != 2 {
+		return rails.Inspection{}, errors.New("not an XRPL transaction: it has no TransactionType")
 	}
-	acct, ok := fs.Get(FieldAccount)
-	if !ok {
-		return nil, errors.New("not an XRPL transaction: it has no Account")
+	if _, ok := fs.Get(FieldAccount); !ok {
+		return rails.Inspection{}, errors.New("not an XRPL transaction: it has no Account")
 	}
 	tx := &Tx{Blob: blob, Fields: fs, Type: TransactionTypes[binary.BigEndian.Uint16(tt.Value)], Hash: TxHash(blob)}
-	network := "xrpl:? (no NetworkID: the mainnet, testnet or devnet, ids at most 1024)"
-	if nid, ok := fs.Get(FieldNetworkID); ok {
-		network = "xrpl:" + strconv.FormatUint(uint64(binary.BigEndian.Uint32(nid.Value)), 10)
+	details := txDetails(tx)
+	in := rails.Inspection{Kind: "xrpl-signed-blob", Grant: rails.Grant{Decimals: -1}, Details: details}
+	if nid, ok := fs.Get(FieldNetworkID); ok && len(nid.Value) == 4 {
+		in.Grant.Network = "xrpl:" + strconv.FormatUint(uint64(binary.BigEndian.Uint32(nid.Value)), 10)
+	} else {
+		details.Set("network", "xrpl:? (no NetworkID: the mainnet, testnet or devnet, ids at most 1024)")
 	}
-	out := jsonv.Obj("kind", "xrpl-signed-blob", "transactionType", tx.Type, "hash", tx.Hash, "network", network,
-		"payer", AccountID(acct.Value).Address())
-	if dest, ok := fs.Get(FieldDestination); ok {
-		out.Set("payee", AccountID(dest.Value).Address())
+	var okPayer bool
+	if in.Grant.Payer, okPayer = addressOf(fs, FieldAccount); !okPayer {
+		details.Set("payer", "none: the Account is empty (a UNLModify pseudo-transaction's is; no account signs it)")
 	}
+	in.Grant.Payee, _ = addressOf(fs, FieldDestination)
 	if amt, ok := fs.Get(FieldAmount); ok {
-		var g rails.Grant
+		g := rails.Grant{Decimals: -1}
 		if amountGrant(&g, amt.Value) == nil {
-			out.Set("asset", g.Asset)
-			out.Set("amount", g.Amount.String())
-			if g.Decimals >= 0 {
-				out.Set("decimals", jsonv.Number(g.Decimals))
-			}
+			in.Grant.Asset, in.Grant.Amount, in.Grant.Decimals = g.Asset, g.Amount, g.Decimals
 		}
 	}
-	if lls, ok := fs.Get(FieldLastLedgerSequence); ok {
-		out.Set("lastLedgerSequence", jsonv.Number(binary.BigEndian.Uint32(lls.Value)))
+	if ca, ok := fs.Get(FieldCancelAfter); ok && len(ca.Value) == 4 {
+		in.Grant.PayableUntil = time.Unix(int64(binary.BigEndian.Uint32(ca.Value))+rippleEpoch, 0).UTC()
 	}
 	if _, multi := fs.Get(FieldSigners); multi {
-		out.Set("multisigned", true)
+		details.Set("multisigned", true)
 	}
-	h, at := "", "nowhere: the blob carries no InvoiceID and no LCP memo"
+	in.WhereH = "nowhere: the blob carries no InvoiceID and no LCP memo"
 	if memos, ok := fs.Get(FieldMemos); ok {
 		for i, m := range memos.Fields {
 			d, ok := Fields(m.Fields).Get(FieldMemoData)
@@ -78,20 +77,16 @@ func InspectBlob(s string) (*jsonv.Object, error) {
 				continue
 			}
 			if lc, ok := mpp.ParseLegalContext(string(d.Value)); ok {
-				h, at = lc.String(), "transaction.Memos["+strconv.Itoa(i)+"].Memo.MemoData (the LCP string's UTF-8; an mpp/session/xrpl opening)"
+				in.H, in.WhereH = lc.String(), "transaction.Memos["+strconv.Itoa(i)+"].Memo.MemoData (the LCP string's UTF-8; an mpp/session/xrpl opening)"
 			}
 		}
 	}
-	if h != "" {
-		out.Set("h", h)
-	} else if inv, ok := fs.Get(FieldInvoiceID); ok {
+	if inv, ok := fs.Get(FieldInvoiceID); ok && in.H == "" {
 		// The blob alone cannot tell which of the two it is.
 		id := strings.ToUpper(hex.EncodeToString(inv.Value))
-		out.Set("invoiceId", id)
-		out.Set("hIfMPPCharge", "0x"+strings.ToLower(id))
-		at = "transaction.InvoiceID: H itself for mpp/charge/xrpl; for x402/exact/xrpl SHA-256 of \"lcp:sha256:\" + H, whose H is then the offer's"
+		details.Set("invoiceId", id)
+		details.Set("hIfMPPCharge", "0x"+strings.ToLower(id))
+		in.WhereH = "transaction.InvoiceID: H itself for mpp/charge/xrpl (details.hIfMPPCharge); for x402/exact/xrpl SHA-256 of \"lcp:sha256:\" + H, whose H is then the offer's"
 	}
-	out.Set("hAt", at)
-	out.Set("transaction", fs.JSON())
-	return out, nil
+	return in, nil
 }
