@@ -255,15 +255,15 @@ func documentOf(tool, pairing string, doc jsonv.Value, header string) (jsonv.Val
 	}
 	switch ns := rails.Namespace(pairing); ns {
 	case "x402":
-		d, err := x402.DecodeHeader(header)
+		d, err := rails.Guard("x402.DecodeHeader", tool+"'s header", func() (*jsonv.Object, error) { return x402.DecodeHeader(header) })
 		if err != nil {
-			return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: pay.DetailRequiredUnreadable}
+			return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: pay.DetailRequiredUnreadable, Err: err}
 		}
 		return d, nil
 	case "mpp":
-		list, err := mpp.ParseChallenges([]string{header})
+		list, err := rails.Guard("mpp.ParseChallenges", tool+"'s header", func() ([]jsonv.Value, error) { return mpp.ParseChallenges([]string{header}) })
 		if err != nil {
-			return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: mpp.CodeHeaderMalformed}
+			return nil, &gate.Decline{Code: gate.OfferUnreadable, Detail: mpp.CodeHeaderMalformed, Err: err}
 		}
 		return list, nil
 	default:

@@ -244,18 +244,6 @@ func inspectJSON(v jsonv.Value, name string) (rails.Inspection, error) {
 	}
 	var refusals []string
 	for _, p := range all.Default().All() {
-		if in, ok := p.(interface {
-			Inspect(jsonv.Value) (rails.Inspection, error)
-		}); ok {
-			// A pairing already on the rails.Inspection contract
-			// (docs/adding-a-pairing.md, "inspect").
-			got, err := in.Inspect(v)
-			if err == nil {
-				return got.JSON(), nil
-			}
-			refusals = append(refusals, p.ID()+": "+err.Error())
-			continue
-		}
 		in, ok := p.(rails.Inspector)
 		if !ok {
 			continue

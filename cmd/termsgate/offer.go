@@ -55,6 +55,11 @@ var errNoOffer = errors.New("no offer in it: expected the 402's document as JSON
 // "WWW-Authenticate: Payment …", other lines ignored, as curl -i prints
 // them), or one header value as the seller sent it.
 func parseOffer(data []byte) (*offerDocs, error) {
+	return rails.Guard("the offer reader", "the offer", func() (*offerDocs, error) { return readOffer(data) })
+}
+
+// readOffer is parseOffer without the guard.
+func readOffer(data []byte) (*offerDocs, error) {
 	t := bytes.TrimSpace(data)
 	if len(t) == 0 {
 		return nil, errors.New("empty: " + strings.TrimPrefix(errNoOffer.Error(), "no offer in it: "))

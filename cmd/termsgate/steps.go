@@ -149,7 +149,7 @@ func readArg(fs *flag.FlagSet, stdin io.Reader) ([]byte, string, error) {
 // unknown member is refused by name (a dropped member is a check the caller
 // thought was made).
 func parseObject(data []byte, what string, allowed ...string) (*jsonv.Object, error) {
-	v, err := jsonv.Parse(bytes.TrimSpace(data))
+	v, err := rails.Guard("the JSON reader", what, func() (jsonv.Value, error) { return jsonv.Parse(bytes.TrimSpace(data)) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

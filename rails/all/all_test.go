@@ -36,3 +36,15 @@ func TestEveryPairingHasASummary(t *testing.T) {
 		}
 	}
 }
+
+// Every registered pairing reads its own payments for `termsgate inspect`
+// (docs/adding-a-pairing.md, "The contract"): a pairing without an
+// Inspector is one whose payments inspect cannot state. No pending list:
+// a pairing lands with its Inspect.
+func TestEveryPairingHasAnInspector(t *testing.T) {
+	for _, p := range all.Default().All() {
+		if _, ok := p.(rails.Inspector); !ok {
+			t.Errorf("%s has no Inspect(jsonv.Value) (rails.Inspection, error)", p.ID())
+		}
+	}
+}

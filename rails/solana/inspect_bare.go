@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -21,6 +22,11 @@ import (
 // The error says what was wrong: neither encoding, too long, no
 // transaction, or what its memo is instead of the LCP string.
 func InspectWire(s string) (rails.Inspection, error) {
+	return rails.Guard("solana.InspectWire", "a Solana transaction of "+strconv.Itoa(len(s))+" characters", func() (rails.Inspection, error) { return inspectWire(s) })
+}
+
+// inspectWire is InspectWire unguarded.
+func inspectWire(s string) (rails.Inspection, error) {
 	encoding := "base64"
 	wire, err := base64.StdEncoding.Strict().DecodeString(s)
 	if err != nil || len(s)%4 != 0 {

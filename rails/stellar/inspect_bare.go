@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/termsgate/termsgate/rails"
 )
@@ -19,6 +20,11 @@ import (
 // The error says what was wrong: not base64, too long, no XDR envelope, or
 // which part of the one-transfer shape it lacks.
 func InspectEnvelope(s string) (rails.Inspection, error) {
+	return rails.Guard("stellar.InspectEnvelope", "a Stellar envelope of "+strconv.Itoa(len(s))+" characters", func() (rails.Inspection, error) { return inspectEnvelope(s) })
+}
+
+// inspectEnvelope is InspectEnvelope unguarded.
+func inspectEnvelope(s string) (rails.Inspection, error) {
 	if len(s) > MaxEnvelopeChars {
 		return rails.Inspection{}, fmt.Errorf("a Stellar envelope is at most %d base64 characters; this one has %d", MaxEnvelopeChars, len(s))
 	}

@@ -2,6 +2,7 @@ package tempo
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -40,8 +41,10 @@ func callRequest(tx *DecodedTx, c DecodedCall) rails.Request {
 }
 
 // txGrant summarizes the call of tx that pick chooses, with the sender as
-// payer; the transaction's calls and chain go into details.
-func txGrant(tx *DecodedTx, summarize func(rails.Request) (rails.Grant, error), pick func(DecodedCall) bool, details *jsonv.Object) (rails.Grant, error) {
+// payer (or, when the signature does not recover one, the credential's
+// source account, said so in details); the transaction's calls and chain go
+// into details.
+func txGrant(tx *DecodedTx, cred *jsonv.Object, summarize func(rails.Request) (rails.Grant, error), pick func(DecodedCall) bool, details *jsonv.Object) (rails.Grant, error) {
 	addTx(details, tx)
 	for _, c := range tx.Calls {
 		if !pick(c) {
@@ -53,6 +56,8 @@ func txGrant(tx *DecodedTx, summarize func(rails.Request) (rails.Grant, error), 
 		}
 		if s, err := tx.Sender(); err == nil {
 			g.Payer = s.Hex()
+		} else if g.Payer = sourceAccount(cred); g.Payer != "" {
+			details.Set("payerFrom", "the credential's source: the transaction's signature recovers no sender ("+err.Error()+")")
 		}
 		return g, nil
 	}
@@ -117,7 +122,7 @@ func (p Memo) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	currency := common.HexToAddress(mpp.String(e.Checked.Request, "currency"))
 	realm, id := mpp.String(e.Challenge, "realm"), mpp.String(e.Challenge, "id")
 	details := challengeDetails(e)
-	g, err := txGrant(tx, p.Summarize, func(c DecodedCall) bool {
+	g, err := txGrant(tx, e.Credential, p.Summarize, func(c DecodedCall) bool {
 		memo, ok := MemoOf(c, currency)
 		return ok && mpp.CheckAttributionBytes(memo, realm, id) == nil
 	}, details)
@@ -268,7 +273,7 @@ func (p Session) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	if err != nil {
 		return rails.Inspection{}, err
 	}
-	in.Grant, err = txGrant(tx, p.Summarize, func(c DecodedCall) bool { _, ok := readOpen(c.Input); return ok }, details)
+	in.Grant, err = txGrant(tx, e.Credential, p.Summarize, func(c DecodedCall) bool { _, ok := readOpen(c.Input); return ok }, details)
 	return in, err
 }
 
@@ -331,6 +336,11 @@ const CodeKeyAuthorizationMismatch = "tempo/key-authorization-mismatch"
 // challenge it answered, H cannot be named: the memo carries only 7 bytes
 // of the challenge id's hash.
 func InspectTx(wire []byte) (rails.Inspection, error) {
+	return rails.Guard("tempo.InspectTx", "a Tempo transaction of "+strconv.Itoa(len(wire))+" bytes", func() (rails.Inspection, error) { return inspectTx(wire) })
+}
+
+// inspectTx is InspectTx unguarded.
+func inspectTx(wire []byte) (rails.Inspection, error) {
 	tx, err := DecodeTx(wire)
 	if err != nil {
 		return rails.Inspection{}, err

@@ -26,6 +26,11 @@ import (
 // The error says what was wrong: not hex, too long, where the
 // serialization stops being canonical, a missing field.
 func InspectBlob(s string) (rails.Inspection, error) {
+	return rails.Guard("xrpl.InspectBlob", "an XRPL blob of "+strconv.Itoa(len(s))+" hex digits", func() (rails.Inspection, error) { return inspectBlob(s) })
+}
+
+// inspectBlob is InspectBlob unguarded.
+func inspectBlob(s string) (rails.Inspection, error) {
 	if s == "" || len(s)%2 != 0 || !isHexDigits(s) {
 		return rails.Inspection{}, errors.New("an XRPL signed blob is an even number of hex digits")
 	}
