@@ -2,7 +2,7 @@
 // unchanged from the reference repositories; see testdata/README.md) against
 // termsgate. Every row in scope is a Go subtest named after the row; a row
 // not yet supported is skipped with its reason, and the README's conformance
-// table lists it. Nothing imports this package except its tests.
+// table lists it. Nothing imports this package except tests.
 //
 // The files are embedded; TERMSGATE_VECTORS=DIR makes Load read DIR's copy
 // instead, so that a CI job can run newer upstream files against termsgate

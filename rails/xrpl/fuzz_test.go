@@ -18,6 +18,13 @@ func FuzzDecode(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Add([]byte{0x12, 0x00, 0x00, 0xF9, 0xEA, 0xE1, 0xF1})
+	// The codec's canonical serialization rows and the other vector blobs
+	// (xrplSeeds), the UNLModify among them.
+	for _, b := range xrplSeeds(f) {
+		if raw, err := hex.DecodeString(b); err == nil {
+			f.Add(raw)
+		}
+	}
 	f.Fuzz(func(t *testing.T, blob []byte) {
 		cost.Bound(t, len(blob), func() {
 			fs, err := Decode(blob)
@@ -74,3 +81,4 @@ func FuzzReadClaim(f *testing.F) {
 		})
 	})
 }
+

@@ -1,0 +1,138 @@
+package vectors
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/termsgate/termsgate/jsonv"
+)
+
+// Payments returns, for every pairing termsgate registers, one real payment
+// of it from its vector file: the row its Bound test reads back. Tests run
+// each pairing's Inspect over it (vectors' TestEveryPairingInspects) and
+// fuzz targets start from it. A pairing added to rails/all adds its row.
+func Payments() (map[string]jsonv.Value, error) {
+	r := &reader{files: map[string]*jsonv.Object{}}
+	b6 := func(file string) jsonv.Value { return r.get(r.row(file, "B6", ""), "input", "presented") }
+	batchB6 := func(pairing string) jsonv.Value {
+		return r.get(r.row("x402-batch-settlement.json", "B6", pairing), "input", "presented")
+	}
+	const session = "mpp-session-hedera-solana-xrpl.json"
+	out := map[string]jsonv.Value{
+		"x402/exact/eip155/eip3009":        b6("x402-exact-eip155-eip3009.json"),
+		"mpp/charge/evm/authorization":     b6("mpp-charge-evm-authorization.json"),
+		"mpp/charge/tempo/memo":            b6("mpp-charge-tempo-memo.json"),
+		"mpp/charge/tempo/push":            b6("mpp-charge-tempo-push.json"),
+		"mpp/session/tempo":                b6("mpp-session-tempo.json"),
+		"mpp/subscription/tempo":           b6("mpp-subscription-tempo.json"),
+		"x402/batch-settlement/eip155":     batchB6("x402/batch-settlement/eip155"),
+		"x402/batch-settlement/solana":     batchB6("x402/batch-settlement/solana"),
+		"x402/batch-settlement/cloudflare": r.get(r.file("x402-batch-settlement.json"), "EC1", "payload"),
+		"x402/exact/solana": jsonv.Obj("x402Version", 2, "accepted", r.get(r.file("x402-exact-solana.json"), "V2", "accepted"),
+			"payload", jsonv.Obj("transaction", r.get(r.file("x402-exact-solana.json"), "V2", "wireBase64"))),
+		"mpp/session/solana": jsonv.Obj("challenge", r.get(r.file(session), "SS1", "solana", "placed"),
+			"payload", jsonv.Obj("action", "open", "channelId", r.get(r.file(session), "SV2", "channel"),
+				"transaction", r.get(r.file(session), "SV2", "wireBase64"))),
+		"x402/exact/xrpl": jsonv.Obj("x402Version", 2, "accepted", r.get(r.file("x402-exact-xrpl.json"), "V2", "accepted"),
+			"payload", jsonv.Obj("signedTxBlob", r.get(r.file("x402-exact-xrpl.json"), "V2", "blob"))),
+		"mpp/charge/xrpl": jsonv.Obj("challenge", r.get(r.file("mpp-charge-xrpl.json"), "place", "expect"),
+			"payload", jsonv.Obj("type", "transaction", "blob", r.get(r.file("mpp-charge-xrpl.json"), "V3", "blob"))),
+		"mpp/session/xrpl": jsonv.Obj("challenge", r.get(r.file(session), "SS1", "xrpl", "placed"),
+			"payload", jsonv.Obj("action", "open", "transaction", r.get(r.file(session), "XS2", "blob"), "amount", "100", "signature", "00")),
+		"x402/exact/stellar": jsonv.Obj("x402Version", 2, "accepted", r.get(r.file("x402-exact-stellar.json"), "V3", "accepted"),
+			"payload", jsonv.Obj("transaction", r.get(r.file("x402-exact-stellar.json"), "V3", "envelope")),
+			"extensions", r.get(r.file("x402-exact-stellar.json"), "V3", "extensions")),
+		"mpp/charge/stellar": jsonv.Obj("challenge", r.get(r.file("mpp-charge-stellar.json"), "place", "expect"),
+			"payload", jsonv.Obj("type", "transaction", "transaction", r.get(r.file("mpp-charge-stellar.json"), "V3", "envelope"))),
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	for k, v := range out {
+		out[k] = jsonv.Clone(v)
+	}
+	return out, nil
+}
+
+// reader walks the vector files, keeping the first error.
+type reader struct {
+	files map[string]*jsonv.Object
+	err   error
+}
+
+func (r *reader) file(name string) *jsonv.Object {
+	if f, ok := r.files[name]; ok {
+		return f
+	}
+	f, err := Load(name)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	r.files[name] = f
+	return f
+}
+
+func (r *reader) get(v jsonv.Value, path ...string) jsonv.Value {
+	for _, k := range path {
+		o, _ := jsonv.AsObject(v)
+		var ok bool
+		if v, ok = o.Get(k); !ok {
+			if r.err == nil {
+				r.err = fmt.Errorf("vectors: no %s", strings.Join(path, "."))
+			}
+			return nil
+		}
+	}
+	return v
+}
+
+// row is the buyer row named name (for pairing, when not "") of file.
+func (r *reader) row(file, name, pairing string) jsonv.Value {
+	rows, _ := jsonv.AsArray(r.get(r.file(file), "buyer", "rows"))
+	for _, v := range rows {
+		o, _ := jsonv.AsObject(v)
+		n, _ := o.GetString("name")
+		p, _ := o.GetString("pairing")
+		if n == name && (pairing == "" || p == pairing) {
+			return o
+		}
+	}
+	if r.err == nil {
+		r.err = fmt.Errorf("vectors: %s has no buyer row %s %s", file, name, pairing)
+	}
+	return nil
+}
+
+// Strings returns every string value of the named members anywhere in a
+// vector file, in document order: the blobs, envelopes and wire
+// transactions (canonical serialization rows among them) that fuzz targets
+// start from.
+func Strings(file string, members ...string) ([]string, error) {
+	f, err := Load(file)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, m := range members {
+		want[m] = true
+	}
+	var out []string
+	var walk func(v jsonv.Value)
+	walk = func(v jsonv.Value) {
+		switch x := v.(type) {
+		case *jsonv.Object:
+			for _, m := range x.Members() {
+				if s, ok := m.Value.(string); ok && want[m.Key] {
+					out = append(out, s)
+				}
+				walk(m.Value)
+			}
+		case []jsonv.Value:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(f)
+	return out, nil
+}
