@@ -17,8 +17,8 @@ import (
 // pairing's inspection names the H its Bound reads. Seeded with the vectors'
 // signed transactions.
 func FuzzInspectTx(f *testing.F) {
-	for _, file := range []string{"mpp-charge-tempo-memo.json", "mpp-session-tempo.json", "mpp-charge-tempo-push.json"} {
-		seeds, err := vectors.Strings(file, "signature", "transaction", "signedTransaction", "T")
+	for _, file := range []string{"mpp-charge-tempo-memo.json", "mpp-session-tempo.json", "mpp-subscription-tempo.json"} {
+		seeds, err := vectors.Strings(file, "signature", "transaction", "wire", "raw")
 		if err != nil {
 			f.Fatal(err)
 		}
