@@ -19,6 +19,14 @@ var unstated = map[string]map[string]string{
 // TestEveryPairingInspects runs every registered pairing's Inspect over a
 // real payment of it (vectors.Payments): the wire form has every member, payer, payee, asset,
 // amount and network are stated, and H is the one Bound reads back.
+//
+// noVectorPayment names pairings whose vector file holds no signed payment,
+// with where one is inspected instead.
+var noVectorPayment = map[string]string{
+	"mpp/charge/evm/transaction": "no public proof: the file has B2 only; rails/evm's TestMPPInspect inspects one the Anvil key signs",
+	"mpp/charge/evm/hash":        "no public proof: the file has B2 only; rails/evm's TestMPPInspect inspects one the Anvil key signs",
+}
+
 func TestEveryPairingInspects(t *testing.T) {
 	payments, err := vectors.Payments()
 	if err != nil {
@@ -32,6 +40,9 @@ func TestEveryPairingInspects(t *testing.T) {
 				t.Skipf("%s has no Inspect yet", p.ID())
 			}
 			payment, ok := payments[p.ID()]
+			if why, none := noVectorPayment[p.ID()]; none && !ok {
+				t.Skip(why)
+			}
 			if !ok {
 				t.Fatalf("no payment of %s in vectors.Payments: add its vector file's row", p.ID())
 			}

@@ -31,6 +31,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/auth-capture/eip155/permit2": b6("x402-auth-capture-eip155-permit2.json"),
 		"mpp/charge/usdc/evm":              b6("mpp-charge-usdc-evm.json"),
 		"mpp/charge/evm/permit2":           b6("mpp-charge-evm-permit2.json"),
+		"mpp/session/evm":                  b6("mpp-session-evm.json"),
 		"x402/batch-settlement/eip155":     batchB6("x402/batch-settlement/eip155"),
 		"x402/batch-settlement/solana":     batchB6("x402/batch-settlement/solana"),
 		"x402/batch-settlement/cloudflare": r.get(r.file("x402-batch-settlement.json"), "EC1", "payload"),
