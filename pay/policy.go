@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -32,16 +33,29 @@ type Limit struct {
 	Network string
 	// Asset is the asset as the signing request names it: on eip155 the
 	// token contract (0x and 40 hex digits, any case). Empty means every
-	// asset on Network, each with its own MaxAmount and Budget; a Limit
-	// naming the asset takes precedence over it.
+	// asset on Network, each with its own MaxAmount and Budget: a wildcard
+	// Budget of 10 lets 10 be paid in each token contract, however many
+	// there are (PolicyConfig.BudgetUSD is a total across them). A Limit
+	// naming the asset takes precedence over the wildcard.
 	Asset string
 	// MaxAmount is the most one payment may move, in the asset's atomic
-	// units; required.
+	// units; MaxAmount or MaxUSD is required, and a payment must keep to
+	// both when both are set.
 	MaxAmount *big.Int
 	// Budget is the most all payments may move in the asset, cumulatively
 	// (as PolicyConfig.Budget accounts for them); nil means no cumulative
 	// ceiling.
 	Budget *big.Int
+	// MaxUSD is the most one payment may move in US dollars, a decimal
+	// such as "0.10" (ParseUSD). It counts only the USD stablecoins of
+	// USDStablecoins, by the decimals written there: a USD Limit naming
+	// another asset is an error, and a wildcard USD Limit refuses the
+	// assets the table does not know (policy/asset-not-usd).
+	MaxUSD string
+	// BudgetUSD is Budget in US dollars, for the asset (each asset, for a
+	// wildcard); "" means none. It counts the payments made while it is
+	// set.
+	BudgetUSD string
 }
 
 // PolicyConfig configures NewPolicy. Everything not allowed is refused: an
@@ -54,6 +68,13 @@ type PolicyConfig struct {
 	// Payees, when not empty, are the only addresses paid (EVM addresses in
 	// any case, others exactly).
 	Payees []string
+	// Origins, when not empty, are the only origins a Transport pays
+	// ("https://api.seller.example", a port where not the default): a 402
+	// from any other is declined (policy/origin-not-allowed) before
+	// anything is fetched or signed, also when a redirect from a listed
+	// origin led there. The gate, which is given documents and not URLs,
+	// does not ask it.
+	Origins []string
 	// MaxPayable caps validBefore − now; zero means DefaultMaxPayable.
 	MaxPayable time.Duration
 	// Now is the clock; nil means time.Now.
@@ -63,6 +84,12 @@ type PolicyConfig struct {
 	// Budget between Policies (or processes, with a durable one) to share
 	// the totals.
 	Budget Budget
+	// BudgetUSD is the most all payments together may move, in US
+	// dollars ("5"), whatever the network and the asset: a payment in an
+	// asset USDStablecoins does not know is then refused
+	// (policy/asset-not-usd), since it cannot be counted. "" means no total.
+	// It counts, under TotalUSDKey, the payments made while it is set.
+	BudgetUSD string
 	// AllowUnbound lets the Policy allow a payment to an offer that
 	// publishes no terms (gate.PaymentSummary.Unbound): one that binds the
 	// buyer to nothing it could read first (docs/protocol.md, "Unbound
@@ -79,10 +106,14 @@ type PolicyConfig struct {
 // (policy/unbound-not-allowed, unless AllowUnbound), network allowed
 // (policy/network-not-allowed), asset allowed (policy/asset-not-allowed),
 // payee allowed (policy/payee-not-allowed), amount within the asset's
-// MaxAmount (policy/amount-above-maximum), validBefore − now within
-// MaxPayable (policy/payable-too-long), and last the budget
-// (policy/budget-exhausted, or policy/budget-unavailable when the Budget
-// failed). A refusal's detail goes on to name the network, the asset and
+// MaxAmount (policy/amount-above-maximum), an asset the USD table knows
+// when a USD limit or total applies (policy/asset-not-usd), its dollars
+// within MaxUSD (policy/amount-above-maximum), validBefore − now within
+// MaxPayable (policy/payable-too-long), and last the budgets: the asset's,
+// its BudgetUSD, the total BudgetUSD (policy/budget-exhausted, or
+// policy/budget-unavailable when the Budget failed). The origin
+// (policy/origin-not-allowed) is the Transport's to ask, before all of
+// these (AllowsOrigin). A refusal's detail goes on to name the network, the asset and
 // the amount asked: "policy/amount-above-maximum: 2000000 of
 // eip155:84532 0x036c… (at most 10000)".
 //
@@ -104,16 +135,26 @@ type Policy struct {
 	limits     map[BudgetKey]limit // Asset "" for the network's wildcard
 	networks   map[string]bool
 	payees     map[string]bool // assetKey spelling
+	origins    map[string]bool // as origin() writes them
 	maxPayable time.Duration
 	now        func() time.Time
 	budget     Budget
 	unbound    bool
+	totalUSD   *big.Int // atto-dollars; nil: no total
 
 	mu      sync.Mutex
-	pending map[rails.Request][]string // reservation ids by the request they were made for
+	pending map[rails.Request][][]string // each Allow's reservation ids, by the request they were made for
 }
 
-type limit struct{ max, budget *big.Int }
+// limit is a Limit checked: max and budget in atomic units, maxUSD in
+// dollars, budgetUSD in atto-dollars; nil where not set.
+type limit struct {
+	max, budget *big.Int
+	maxUSD      *big.Rat
+	budgetUSD   *big.Int
+}
+
+func (l limit) usd() bool { return l.maxUSD != nil || l.budgetUSD != nil }
 
 var (
 	_ gate.Policy   = (*Policy)(nil)
@@ -126,7 +167,7 @@ var (
 func NewPolicy(c PolicyConfig) (*Policy, error) {
 	p := &Policy{
 		limits: map[BudgetKey]limit{}, networks: map[string]bool{}, payees: map[string]bool{},
-		maxPayable: c.MaxPayable, now: c.Now, budget: c.Budget, pending: map[rails.Request][]string{},
+		maxPayable: c.MaxPayable, now: c.Now, budget: c.Budget, pending: map[rails.Request][][]string{},
 		unbound: c.AllowUnbound,
 	}
 	if p.maxPayable == 0 {
@@ -148,20 +189,41 @@ func NewPolicy(c PolicyConfig) (*Policy, error) {
 		if err := checkAsset(l.Network, l.Asset); err != nil {
 			return nil, fmt.Errorf("pay: policy: %w", err)
 		}
-		if l.MaxAmount == nil || l.MaxAmount.Sign() < 0 || l.Budget != nil && l.Budget.Sign() < 0 {
-			return nil, fmt.Errorf("pay: policy: the limit for %s needs a MaxAmount ≥ 0 and a Budget ≥ 0 if any", limitName(l.Network, l.Asset))
+		if l.MaxAmount == nil && l.MaxUSD == "" || l.MaxAmount != nil && l.MaxAmount.Sign() < 0 || l.Budget != nil && l.Budget.Sign() < 0 {
+			return nil, fmt.Errorf("pay: policy: the limit for %s needs a MaxAmount ≥ 0 or a MaxUSD, and a Budget ≥ 0 if any", limitName(l.Network, l.Asset))
+		}
+		lim := limit{max: copyInt(l.MaxAmount), budget: copyInt(l.Budget)}
+		if err := lim.setUSD(l); err != nil {
+			return nil, fmt.Errorf("pay: policy: the limit for %s: %w", limitName(l.Network, l.Asset), err)
 		}
 		k := BudgetKey{l.Network, assetKey(l.Asset)}
 		if _, dup := p.limits[k]; dup {
 			return nil, fmt.Errorf("pay: policy: two limits for %s", limitName(l.Network, l.Asset))
 		}
-		p.limits[k] = limit{max: new(big.Int).Set(l.MaxAmount), budget: copyInt(l.Budget)}
+		p.limits[k] = lim
+	}
+	if c.BudgetUSD != "" {
+		total, err := ParseUSD(c.BudgetUSD)
+		if err != nil {
+			return nil, fmt.Errorf("pay: policy: BudgetUSD: %w", err)
+		}
+		p.totalUSD = atto(total)
 	}
 	for _, n := range c.Networks {
 		if err := CheckNetwork(n); err != nil {
 			return nil, fmt.Errorf("pay: policy: %w", err)
 		}
 		p.networks[n] = true
+	}
+	if len(c.Origins) > 0 {
+		p.origins = map[string]bool{}
+	}
+	for _, o := range c.Origins {
+		norm, err := checkOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("pay: policy: %w", err)
+		}
+		p.origins[norm] = true
 	}
 	for _, a := range c.Payees {
 		if !evm.IsAddress(a) && !isOtherAddress(a) {
@@ -170,6 +232,53 @@ func NewPolicy(c PolicyConfig) (*Policy, error) {
 		p.payees[assetKey(a)] = true
 	}
 	return p, nil
+}
+
+// setUSD reads l's USD forms into lim; a USD limit names an asset of
+// USDStablecoins, or is a wildcard on a network where the table has some.
+func (lim *limit) setUSD(l Limit) error {
+	if l.MaxUSD == "" && l.BudgetUSD == "" {
+		return nil
+	}
+	if l.Asset != "" {
+		if _, ok := LookupUSD(l.Network, l.Asset); !ok {
+			return fmt.Errorf("%s is no USD stablecoin termsgate knows on %s (pay.USDStablecoins); state the limit in atomic units (MaxAmount)", l.Asset, l.Network)
+		}
+	} else if !usdOnNetwork(l.Network) {
+		return fmt.Errorf("termsgate knows no USD stablecoin on %s (pay.USDStablecoins); state the limit in atomic units (MaxAmount)", l.Network)
+	}
+	if l.MaxUSD != "" {
+		r, err := ParseUSD(l.MaxUSD)
+		if err != nil {
+			return fmt.Errorf("MaxUSD: %w", err)
+		}
+		lim.maxUSD = r
+	}
+	if l.BudgetUSD != "" {
+		r, err := ParseUSD(l.BudgetUSD)
+		if err != nil {
+			return fmt.Errorf("BudgetUSD: %w", err)
+		}
+		lim.budgetUSD = atto(r)
+	}
+	return nil
+}
+
+// checkOrigin reads an origin: https:// or http://, a host, an optional
+// port, and nothing else (no path but "/", no query, no user).
+func checkOrigin(o string) (string, error) {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("%q is not an origin (https://host or https://host:port)", o)
+	}
+	return origin(u), nil
+}
+
+// AllowsOrigin reports whether the Policy pays a 402 from u's origin:
+// always when PolicyConfig.Origins is empty.
+func (p *Policy) AllowsOrigin(u *url.URL) bool {
+	return p == nil || len(p.origins) == 0 || p.origins[origin(u)]
 }
 
 func limitName(network, asset string) string {
@@ -284,8 +393,19 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	if len(p.payees) > 0 && !p.payees[assetKey(s.Payee)] {
 		return refuseAsked(DetailPayeeNotAllowed, s, counted, "to "+s.Payee)
 	}
-	if counted.Cmp(lim.max) > 0 {
+	if lim.max != nil && counted.Cmp(lim.max) > 0 {
 		return refuseAsked(DetailAmountAboveMaximum, s, counted, "at most "+lim.max.String())
+	}
+	usd, known := usdValue(s, counted)
+	if (lim.usd() || p.totalUSD != nil) && !known {
+		why := "a USD limit counts only pay.USDStablecoins"
+		if !lim.usd() {
+			why = "the USD total (BudgetUSD) counts only pay.USDStablecoins"
+		}
+		return refuseAsked(DetailAssetNotUSD, s, counted, why)
+	}
+	if lim.maxUSD != nil && usd.Cmp(lim.maxUSD) > 0 {
+		return refuseAsked(DetailAmountAboveMaximum, s, counted, dollars(usd)+", at most "+dollars(lim.maxUSD))
 	}
 	// A voucher has no deadline of its own: the channel's deposit bounds
 	// it, and the deposit's opening had one. Any other grant without a
@@ -297,15 +417,37 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 		}
 		return refuseAsked(DetailPayableTooLong, s, counted, until+", at most "+p.maxPayable.String())
 	}
-	id, err := p.budget.Reserve(ctx, key, counted, lim.budget)
-	if errors.Is(err, ErrBudgetExhausted) {
-		return refuseAsked(DetailBudgetExhausted, s, counted, "budget "+lim.budget.String())
+	// One reservation per budget that counts the payment: the asset's in
+	// atomic units, then in dollars, then the total in dollars. Failing
+	// one gives back the ones before.
+	type want struct {
+		key             BudgetKey
+		amount, ceiling *big.Int
+		what            string
 	}
-	if err != nil {
-		return refuseAsked(DetailBudgetUnavailable, s, counted, err.Error())
+	wants := []want{{key, counted, lim.budget, "budget " + fmt.Sprint(lim.budget)}}
+	if lim.budgetUSD != nil {
+		wants = append(wants, want{usdKey(s.Network, s.Asset), atto(usd), lim.budgetUSD, "budget " + dollars(new(big.Rat).SetFrac(lim.budgetUSD, attoPerUSD)) + " in this asset"})
+	}
+	if p.totalUSD != nil {
+		wants = append(wants, want{TotalUSDKey, atto(usd), p.totalUSD, "budget " + dollars(new(big.Rat).SetFrac(p.totalUSD, attoPerUSD)) + " in all"})
+	}
+	ids := make([]string, 0, len(wants))
+	for _, w := range wants {
+		id, err := p.budget.Reserve(ctx, w.key, w.amount, w.ceiling)
+		if err != nil {
+			for i := len(ids) - 1; i >= 0; i-- {
+				_ = p.budget.Release(ctx, ids[i])
+			}
+			if errors.Is(err, ErrBudgetExhausted) {
+				return refuseAsked(DetailBudgetExhausted, s, counted, w.what)
+			}
+			return refuseAsked(DetailBudgetUnavailable, s, counted, err.Error())
+		}
+		ids = append(ids, id)
 	}
 	p.mu.Lock()
-	p.pending[ps.Request] = append(p.pending[ps.Request], id)
+	p.pending[ps.Request] = append(p.pending[ps.Request], ids)
 	p.mu.Unlock()
 	return nil
 }
@@ -337,26 +479,27 @@ func (p *Policy) limitFor(s Summary, counted *big.Int) (limit, BudgetKey, *gate.
 	return limit{}, key, refuseAsked(DetailNetworkNotAllowed, s, counted, "no limit names the network")
 }
 
-// take removes and returns the newest reservation made for ps's request.
-func (p *Policy) take(ps gate.PaymentSummary) (string, bool) {
+// take removes and returns the reservations of the newest Allow made for
+// ps's request.
+func (p *Policy) take(ps gate.PaymentSummary) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ids := p.pending[ps.Request]
-	if len(ids) == 0 {
-		return "", false
+	groups := p.pending[ps.Request]
+	if len(groups) == 0 {
+		return nil
 	}
-	id := ids[len(ids)-1]
-	if len(ids) == 1 {
+	ids := groups[len(groups)-1]
+	if len(groups) == 1 {
 		delete(p.pending, ps.Request)
 	} else {
-		p.pending[ps.Request] = ids[:len(ids)-1]
+		p.pending[ps.Request] = groups[:len(groups)-1]
 	}
-	return id, true
+	return ids
 }
 
 // Commit implements gate.Reserver: what Allow reserved for ps is spent.
 func (p *Policy) Commit(ctx context.Context, ps gate.PaymentSummary) {
-	if id, ok := p.take(ps); ok {
+	for _, id := range p.take(ps) {
 		_ = p.budget.Commit(ctx, id) // a reservation not committed keeps counting
 	}
 }
@@ -368,8 +511,9 @@ func (p *Policy) Release(ctx context.Context, ps gate.PaymentSummary) {
 	if p == nil {
 		return
 	}
-	if id, ok := p.take(ps); ok {
-		_ = p.budget.Release(ctx, id) // failing, the amount stays counted: the safe side
+	ids := p.take(ps)
+	for i := len(ids) - 1; i >= 0; i-- {
+		_ = p.budget.Release(ctx, ids[i]) // failing, the amount stays counted: the safe side
 	}
 }
 
@@ -403,9 +547,18 @@ func (p *Policy) JSON() *jsonv.Object {
 		if asset == "" {
 			asset = "*"
 		}
-		o := jsonv.Obj("network", k.Network, "asset", asset, "maxAmount", l.max.String())
-		if u := Units(l.max, rails.KnownDecimals(k.Network, k.Asset)); u != "" && k.Asset != "" {
-			o.Set("maxUnits", u)
+		o := jsonv.Obj("network", k.Network, "asset", asset)
+		if l.max != nil {
+			o.Set("maxAmount", l.max.String())
+			if u := Units(l.max, rails.KnownDecimals(k.Network, k.Asset)); u != "" && k.Asset != "" {
+				o.Set("maxUnits", u)
+			}
+		}
+		if l.maxUSD != nil {
+			o.Set("maxUSD", strings.TrimPrefix(dollars(l.maxUSD), "$"))
+		}
+		if l.budgetUSD != nil {
+			o.Set("budgetUSD", strings.TrimPrefix(dollars(new(big.Rat).SetFrac(l.budgetUSD, attoPerUSD)), "$"))
 		}
 		if l.budget != nil {
 			o.Set("budget", l.budget.String())
@@ -430,6 +583,14 @@ func (p *Policy) JSON() *jsonv.Object {
 		}
 		out.Set("payees", pv)
 	}
+	if len(p.origins) > 0 {
+		os := slices.Sorted(maps.Keys(p.origins))
+		ov := make([]jsonv.Value, len(os))
+		for i, o := range os {
+			ov[i] = o
+		}
+		out.Set("origins", ov)
+	}
 	if len(p.networks) > 0 {
 		nets := slices.Sorted(maps.Keys(p.networks))
 		nv := make([]jsonv.Value, len(nets))
@@ -437,6 +598,12 @@ func (p *Policy) JSON() *jsonv.Object {
 			nv[i] = n
 		}
 		out.Set("networks", nv)
+	}
+	if p.totalUSD != nil {
+		out.Set("budgetUSD", strings.TrimPrefix(dollars(new(big.Rat).SetFrac(p.totalUSD, attoPerUSD)), "$"))
+		if n, err := p.budget.Spent(context.Background(), TotalUSDKey); err == nil {
+			out.Set("spentUSD", strings.TrimPrefix(dollars(new(big.Rat).SetFrac(n, attoPerUSD)), "$"))
+		}
 	}
 	out.Set("maxPayableSeconds", jsonv.Number(p.maxPayable/time.Second))
 	return out
@@ -450,8 +617,14 @@ func (p *Policy) String() string {
 		o := v.(*jsonv.Object)
 		net, _ := o.GetString("network")
 		asset, _ := o.GetString("asset")
-		max, _ := o.GetString("maxAmount")
-		part := "at most " + max + " atomic units per payment of "
+		var maxes []string
+		if max, ok := o.GetString("maxAmount"); ok {
+			maxes = append(maxes, max+" atomic units")
+		}
+		if usd, ok := o.GetString("maxUSD"); ok {
+			maxes = append(maxes, "$"+usd)
+		}
+		part := "at most " + strings.Join(maxes, " and ") + " per payment of "
 		if asset == "*" {
 			part += "any asset on " + net
 		} else {
@@ -463,11 +636,20 @@ func (p *Policy) String() string {
 		if b, ok := o.GetString("budget"); ok {
 			part += ", " + b + " in all"
 		}
+		if b, ok := o.GetString("budgetUSD"); ok {
+			part += ", $" + b + " in all"
+		}
 		parts = append(parts, part)
 	}
 	s := strings.Join(parts, "; ")
+	if p.totalUSD != nil {
+		s += "; $" + strings.TrimPrefix(dollars(new(big.Rat).SetFrac(p.totalUSD, attoPerUSD)), "$") + " in all across every asset"
+	}
 	if len(p.payees) > 0 {
 		s += "; only to " + strings.Join(slices.Sorted(maps.Keys(p.payees)), ", ")
+	}
+	if len(p.origins) > 0 {
+		s += "; only sellers at " + strings.Join(slices.Sorted(maps.Keys(p.origins)), ", ")
 	}
 	return s + "; payable for at most " + p.maxPayable.String()
 }

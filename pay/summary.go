@@ -144,6 +144,8 @@ const (
 	DetailRequestUnreadable  = "policy/request-unreadable"   // the signing request is not one Summarize reads
 	DetailBudgetUnavailable  = "policy/budget-unavailable"   // the Budget failed to reserve: nothing is signed on doubt
 	DetailUnboundNotAllowed  = "policy/unbound-not-allowed"  // the offer publishes no terms and AllowUnbound is off
+	DetailAssetNotUSD        = "policy/asset-not-usd"        // a USD limit or total applies and USDStablecoins does not know the asset
+	DetailOriginNotAllowed   = "policy/origin-not-allowed"   // Origins is set and the 402 came from another origin (Transport only)
 )
 
 // DetailCode is a refusal detail's code: a Policy refusal's detail is the

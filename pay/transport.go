@@ -282,6 +282,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.Policy == nil && t.gate().Policy == nil {
 		return nil, t.declined(req, &gate.Decline{Code: gate.NoPayableOption, Detail: DetailNoPolicy, Err: errNoPolicy})
 	}
+	if d := t.originRefused(req); d != nil {
+		return nil, t.declined(req, d)
+	}
 	if t.Signer == nil {
 		return nil, errors.New("pay: Transport has no Signer")
 	}

@@ -28,9 +28,35 @@ type limitFlags struct {
 	fs                *flag.FlagSet
 	maxAmount, budget string
 	asset             string
+	usd               *usdFlags
 	payees            headerList
 	maxPayable        time.Duration
 	state             *string // where the budget is kept (state.go)
+}
+
+// usdFlags are the limits in US dollars, on every command that signs
+// (termsgate pay has its own limit flags and takes these too).
+type usdFlags struct{ maxUSD, budgetUSD string }
+
+func addUSDFlags(fs *flag.FlagSet) *usdFlags {
+	u := &usdFlags{}
+	fs.StringVar(&u.maxUSD, "max-usd", "", "the most one payment may move, in US dollars (0.10), counted only in the USD stablecoins termsgate knows (USDC, pathUSD; docs/paying-client.md)")
+	fs.StringVar(&u.budgetUSD, "budget-usd", "", "the most all payments together may move, in US dollars (5), across every asset and network, counted in --state across runs; an asset termsgate cannot value in dollars is then refused")
+	return u
+}
+
+// apply puts the flags into the limit and the config, checked.
+func (u *usdFlags) apply(l *pay.Limit, c *pay.PolicyConfig) error {
+	for _, f := range []struct{ name, v string }{{"--max-usd", u.maxUSD}, {"--budget-usd", u.budgetUSD}} {
+		if f.v == "" {
+			continue
+		}
+		if _, err := pay.ParseUSD(f.v); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	l.MaxUSD, c.BudgetUSD = u.maxUSD, u.budgetUSD
+	return nil
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
@@ -38,6 +64,7 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	fs.StringVar(&l.maxAmount, "max-amount", "", "the most one payment may move, in the asset's atomic units (required with a key)")
 	fs.StringVar(&l.asset, "asset", "", "pay only in this asset (a token contract on eip155; default: any asset on --network)")
 	fs.StringVar(&l.budget, "budget", "", "the most all payments may move, in atomic units, counted in --state across runs (default: no cumulative ceiling)")
+	l.usd = addUSDFlags(fs)
 	fs.Var(&l.payees, "payee", "pay only this payee address (repeatable; default: any)")
 	fs.DurationVar(&l.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	l.state = addStateFlag(fs)
@@ -45,7 +72,7 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 }
 
 // errNoLimit names the flag a command that signs cannot start without.
-var errNoLimit = errors.New("--max-amount is required with a key: the most one payment may move, in atomic units of the asset on --network (6 decimals for USDC and pathUSD: 10000 is 0.01); add --budget for a cumulative ceiling")
+var errNoLimit = errors.New("--max-amount is required with a key: the most one payment may move, in atomic units of the asset on --network (6 decimals for USDC and pathUSD: 10000 is 0.01), or --max-usd in US dollars (0.01); add --budget or --budget-usd for a cumulative ceiling")
 
 // forKey is the policy on network when keys name a key (nil, nil when they
 // name none: the command then fails on its missing signer), checked at
@@ -60,14 +87,16 @@ func (l *limitFlags) forKey(keys *keyFlags, network string) (*pay.Policy, error)
 
 // policy is the spend policy the flags describe on network.
 func (l *limitFlags) policy(network string) (*pay.Policy, error) {
-	if l.maxAmount == "" {
+	if l.maxAmount == "" && l.usd.maxUSD == "" {
 		return nil, errNoLimit
 	}
-	max, err := atomicFlag("--max-amount", l.maxAmount)
-	if err != nil {
-		return nil, err
+	var max, budget *big.Int
+	var err error
+	if l.maxAmount != "" {
+		if max, err = atomicFlag("--max-amount", l.maxAmount); err != nil {
+			return nil, err
+		}
 	}
-	var budget *big.Int
 	if l.budget != "" {
 		if budget, err = atomicFlag("--budget", l.budget); err != nil {
 			return nil, err
@@ -80,12 +109,13 @@ func (l *limitFlags) policy(network string) (*pay.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := pay.NewPolicy(pay.PolicyConfig{
-		Budget:     store,
-		Limits:     []pay.Limit{{Network: network, Asset: l.asset, MaxAmount: max, Budget: budget}},
-		Payees:     l.payees,
-		MaxPayable: l.maxPayable,
-	})
+	limit := pay.Limit{Network: network, Asset: l.asset, MaxAmount: max, Budget: budget}
+	cfg := pay.PolicyConfig{Budget: store, Payees: l.payees, MaxPayable: l.maxPayable}
+	if err := l.usd.apply(&limit, &cfg); err != nil {
+		return nil, err
+	}
+	cfg.Limits = []pay.Limit{limit}
+	p, err := pay.NewPolicy(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("the spend limits: %s", strings.TrimPrefix(err.Error(), "pay: policy: "))
 	}

@@ -27,7 +27,7 @@ func init() {
 
 const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
                 [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2] [--rpc URL]
-                [--max-amount N [--budget N] [--asset A] [--payee A] [--max-payable D]]
+                [--max-amount N|--max-usd D [--budget N] [--budget-usd D] [--asset A] [--payee A] [--max-payable D]]
                 [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
 
 Serves MCP on standard input and output (the default), or streamable HTTP
@@ -40,7 +40,10 @@ atomic units of the asset on --network. The server's instructions and its
 atr_confirm and atr_transact results state the limits in force. --budget
 is counted in --state (a file under the user's state directory by default,
 shared with the other termsgate commands; a postgres:// URL for instances
-that share one budget), so a restart does not reset it.
+that share one budget), so a restart does not reset it. --max-usd and
+--budget-usd state the limits in US dollars, for the USD stablecoins
+termsgate knows (as termsgate pay --help says); --budget-usd is one total
+across every asset.
 
 The seal key (32 random bytes: head -c 32 /dev/urandom > seal.key) comes from
 --seal-key-file, else $TERMSGATE_SEAL_KEY (64 hex digits), else a fresh

@@ -29,7 +29,7 @@ func init() {
 	commands["pay"] = command{"request a URL, paying its x402 or MPP 402 through the gate", runPay}
 }
 
-const payUsage = `pay (--key-file FILE|--dev-key) --max-amount N [flags] URL
+const payUsage = `pay (--key-file FILE|--dev-key) (--max-amount N|--max-usd D) [flags] URL
 
 Requests URL (GET, or -X POST -d DATA). When the seller answers 402 with an
 x402 v2 PAYMENT-REQUIRED or an MPP WWW-Authenticate: Payment challenge, the
@@ -62,6 +62,18 @@ atomic units, which the limits are asked about as any payment; --agent
 ACCOUNT pays the offer as an agent identity (cloudflare:402:NAME) while the
 key pays the agreement.
 
+--max-usd and --budget-usd state the same limits in US dollars (0.10, 5),
+for the USD stablecoins termsgate knows (USDC on Ethereum, Base and their
+testnets, Solana, Stellar and the XRPL; pathUSD on Tempo), with their
+decimals from termsgate's own table, never from the seller: a payment in any
+other asset is refused (policy/asset-not-usd). --budget-usd is one total
+across every asset and network; --budget, like a limit without --asset,
+counts each token contract apart.
+
+--origin (repeatable) pays only 402s from these origins: a URL, or a
+redirect before the 402, that leads to any other is declined
+(policy/origin-not-allowed) with nothing fetched or signed.
+
 An offer that publishes no terms (no ATR, no hash) is declined
 (offer-unreadable, x402/no-legal-context or mpp/no-legal-context): paying
 it binds you to nothing you could read first. --allow-unbound pays it
@@ -84,6 +96,8 @@ type payFlags struct {
 	keys                 *keyFlags
 	method, data, asset  string
 	maxAmount, budget    string
+	usd                  *usdFlags
+	origins              headerList
 	headers              headerList
 	maxPayable, timeout  time.Duration
 	allowPrivate, dryRun bool
@@ -124,6 +138,8 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.StringVar(&f.maxAmount, "max-amount", "", "the most one payment may move, in the asset's atomic units")
 	fs.StringVar(&f.budget, "budget", "", "the most all payments may move, in atomic units, counted in --state across runs (default: no cumulative ceiling)")
 	fs.StringVar(&f.asset, "asset", "", "pay only in this token contract (default: any asset on --network)")
+	f.usd = addUSDFlags(fs)
+	fs.Var(&f.origins, "origin", "pay only a 402 from this origin (https://host[:port], repeatable; default: any), also when a redirect led elsewhere")
 	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
 	fs.BoolVar(&f.allowHTTP, "allow-http", false, "pay a 402 that came over plain http, asked for or redirected to (local development only)")
@@ -163,16 +179,16 @@ func (f *payFlags) parse(args []string) error {
 			f.method = http.MethodPost
 		}
 	}
-	if f.maxAmount == "" && !f.dryRun {
-		return errors.New("--max-amount is required (atomic units of the asset; --dry-run shows what the seller asks)")
+	if f.maxAmount == "" && f.usd.maxUSD == "" && !f.dryRun {
+		return errors.New("--max-amount is required (atomic units of the asset), or --max-usd (US dollars); --dry-run shows what the seller asks")
 	}
 	if f.approveAgreement != "" {
 		if _, err := atomicFlag("--approve-agreement-up-to", f.approveAgreement); err != nil {
 			return err
 		}
 	}
-	if (f.asset != "" || f.budget != "") && !flagSet(f.fs, "max-amount") {
-		return errors.New("--asset and --budget need --max-amount")
+	if (f.asset != "" || f.budget != "" || f.usd.budgetUSD != "") && !flagSet(f.fs, "max-amount") && !flagSet(f.fs, "max-usd") {
+		return errors.New("--asset, --budget and --budget-usd need --max-amount or --max-usd")
 	}
 	return nil
 }
@@ -181,12 +197,16 @@ func (f *payFlags) parse(args []string) error {
 // (nil: in memory); nil when --max-amount is not given (only with
 // --dry-run).
 func (f *payFlags) policy(budget pay.Budget) (*pay.Policy, error) {
-	if f.maxAmount == "" {
+	if f.maxAmount == "" && f.usd.maxUSD == "" {
 		return nil, nil
 	}
-	max, ok := new(big.Int).SetString(f.maxAmount, 10)
-	if !ok || max.Sign() < 0 || strings.Trim(f.maxAmount, "0123456789") != "" {
-		return nil, fmt.Errorf("--max-amount %q is not a decimal number of atomic units", f.maxAmount)
+	var max *big.Int
+	if f.maxAmount != "" {
+		var ok bool
+		max, ok = new(big.Int).SetString(f.maxAmount, 10)
+		if !ok || max.Sign() < 0 || strings.Trim(f.maxAmount, "0123456789") != "" {
+			return nil, fmt.Errorf("--max-amount %q is not a decimal number of atomic units", f.maxAmount)
+		}
 	}
 	var ceiling *big.Int
 	if f.budget != "" {
@@ -195,12 +215,13 @@ func (f *payFlags) policy(budget pay.Budget) (*pay.Policy, error) {
 			return nil, err
 		}
 	}
-	return pay.NewPolicy(pay.PolicyConfig{
-		Limits:       []pay.Limit{{Network: f.keys.network, Asset: f.asset, MaxAmount: max, Budget: ceiling}},
-		MaxPayable:   f.maxPayable,
-		Budget:       budget,
-		AllowUnbound: f.allowUnbound,
-	})
+	limit := pay.Limit{Network: f.keys.network, Asset: f.asset, MaxAmount: max, Budget: ceiling}
+	cfg := pay.PolicyConfig{MaxPayable: f.maxPayable, Budget: budget, AllowUnbound: f.allowUnbound, Origins: f.origins}
+	if err := f.usd.apply(&limit, &cfg); err != nil {
+		return nil, err
+	}
+	cfg.Limits = []pay.Limit{limit}
+	return pay.NewPolicy(cfg)
 }
 
 func (f *payFlags) request(ctx context.Context) (*http.Request, error) {

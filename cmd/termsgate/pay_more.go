@@ -119,9 +119,17 @@ func budgetHint(stderr io.Writer, d *gate.Decline, store ledger.Store, ceiling *
 		key.Asset = fields[3]
 	}
 	where := "memory (--state memory): this process only"
-	spent := "?"
 	if store != nil {
 		where = store.Where()
+	}
+	if i := strings.Index(rest, "(budget $"); i >= 0 { // a budget in US dollars (--budget-usd)
+		fmt.Fprintf(stderr, "termsgate: the budget in US dollars is spent (%s), counted in %s; this payment asks %s more\n",
+			termText(strings.TrimSuffix(rest[i+1:], ")")), termText(where), fields[0])
+		fmt.Fprintln(stderr, "termsgate: hint: termsgate budget shows every budget; termsgate budget reset clears them")
+		return
+	}
+	spent := "?"
+	if store != nil {
 		if n, err := store.Spent(context.Background(), key); err == nil {
 			spent = n.String()
 		}
