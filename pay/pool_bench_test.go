@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -117,4 +118,52 @@ func BenchmarkPayATRSize(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkGetSerial and BenchmarkGetParallel are the pool ratio's floor:
+// plain GETs of the seller's terms on the shipped paying transport, by one
+// getter and by 64, with nothing paid. The ratio they show is what the
+// machine lets concurrency buy at all, payments aside.
+func BenchmarkGetSerial(b *testing.B) { benchGetters(b, 1) }
+
+// BenchmarkGetParallel: see BenchmarkGetSerial.
+func BenchmarkGetParallel(b *testing.B) { benchGetters(b, 64) }
+
+func benchGetters(b *testing.B, getters int) {
+	seller, client := shippedSeller(b)
+	plain := &http.Client{Transport: client.Transport.(*pay.Transport).Base}
+	link := seller.ATRLink()
+	get := func() error {
+		resp, err := plain.Get(link)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return nil
+	}
+	var wg sync.WaitGroup
+	for range getters { // every getter's connection opened first
+		wg.Go(func() { _ = get() })
+	}
+	wg.Wait()
+	b.ReportAllocs()
+	var next atomic.Int64
+	n := int64(b.N)
+	start, cpu0 := time.Now(), cpuTime()
+	b.ResetTimer()
+	for range getters {
+		wg.Go(func() {
+			for next.Add(1) <= n {
+				if err := get(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "gets/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
