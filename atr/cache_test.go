@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -109,5 +110,22 @@ func TestCacheBounds(t *testing.T) {
 	none.put(ha, a)
 	if _, ok := none.get(ha); ok || none.Len() != 0 || NewCache(0, 100).Len() != 0 {
 		t.Fatal("a nil cache keeps nothing")
+	}
+}
+
+// TestCheckLinkMemo: the remembered link answers only itself; a link that
+// differs in one byte, or that was never OK, is checked in full.
+func TestCheckLinkMemo(t *testing.T) {
+	ok := "https://atr.seller.example/0x" + strings.Repeat("ab", 32)
+	if CheckLink(ok) != LinkOK || !lastLinkOK(ok) {
+		t.Fatal("an https link is not remembered")
+	}
+	for _, s := range []string{ok[:len(ok)-1] + "\x00", "http" + ok[5:], ok + " ", "https://user@atr.seller.example/x"} {
+		if lastLinkOK(s) || CheckLink(s) == LinkOK {
+			t.Fatalf("%q answered from the memo of %q", s, ok)
+		}
+	}
+	if !lastLinkOK(ok) || CheckLink(ok) != LinkOK {
+		t.Fatal("a refused link replaced the memo")
 	}
 }

@@ -209,10 +209,14 @@ func (v LinkVerdict) String() string {
 // and spaces, so " http://x/ " is another scheme while "http://" (no host) is
 // malformed.
 func CheckLink(s string) LinkVerdict {
+	if lastLinkOK(s) {
+		return LinkOK
+	}
 	if UTF16Len(s) > MaxLinkUnits {
 		return LinkMalformed
 	}
 	if IsHTTPSLink(s) {
+		rememberLinkOK(s)
 		return LinkOK
 	}
 	if u, ok := parseURL(s); ok && u.scheme != "https" {
