@@ -61,7 +61,7 @@ var addressATR = []byte(`{"atrVersion":"1","terms":"addresses"}`)
 
 // transactAgainst runs the gate on doc for pairing with a loopback seller
 // of addressATR, and returns the error, the signer calls and the fetches.
-func transactAgainst(t *testing.T, doc jsonv.Value, pairing, from string, inputs *jsonv.Object) (*gate.Transacted, error, int64, int64) {
+func transactAgainst(t *testing.T, doc jsonv.Value, pairing, from string, inputs *jsonv.Object) (*gate.Transacted, int64, int64, error) {
 	t.Helper()
 	var fetches atomic.Int64
 	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -80,7 +80,7 @@ func transactAgainst(t *testing.T, doc jsonv.Value, pairing, from string, inputs
 		in = inputs
 	}
 	tx, err := g.Transact(context.Background(), doc, pairing, k, &gate.TransactOptions{Inputs: in})
-	return tx, err, k.calls.Load(), fetches.Load()
+	return tx, k.calls.Load(), fetches.Load(), err
 }
 
 func x402Doc(t *testing.T, scheme, payTo, asset string, extra *jsonv.Object) *jsonv.Object {
@@ -177,7 +177,7 @@ func TestEVMPairingsRefuseBadChecksums(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tx, err, calls, fetches := transactAgainst(t, tc.doc(t), tc.pairing, tc.from, tc.inputs)
+			tx, calls, fetches, err := transactAgainst(t, tc.doc(t), tc.pairing, tc.from, tc.inputs)
 			if tc.field == "" {
 				if err != nil || tx == nil || calls != 1 {
 					t.Fatalf("not paid: %v (%d signer calls)", err, calls)
