@@ -30,23 +30,20 @@ import (
 // and its EIP-712 signature recovers to the payer the credential names. It
 // settles nothing.
 type Authorization struct {
-	terms.Record
+	terms.MPPCharge
 	Amount, Currency, Recipient string
 	ChainID                     int64
-	Body                        []byte
-	Now                         func() time.Time
 
-	mu      sync.Mutex
-	lastErr error
-	expires string
-	payer   string
+	mu    sync.Mutex // guards payer
+	payer string
 }
 
 // NewAuthorization returns a seller of body under terms atrBytes, asking
 // the vectors' 0.01 USDC on Base Sepolia.
 func NewAuthorization(atrBytes, body []byte) *Authorization {
 	s := &Authorization{Amount: "10000", Currency: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-		Recipient: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", ChainID: 84532, Body: body, Now: time.Now}
+		Recipient: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", ChainID: 84532,
+		MPPCharge: terms.MPPCharge{Body: body, Now: time.Now}}
 	s.SetATR(atrBytes)
 	return s
 }
@@ -54,12 +51,7 @@ func NewAuthorization(atrBytes, body []byte) *Authorization {
 // Challenges is the 402's challenge list: one EVM charge offering the
 // authorization credential only, placed for the terms, valid five minutes.
 func (s *Authorization) Challenges() ([]jsonv.Value, error) {
-	s.mu.Lock()
-	if s.expires == "" {
-		s.expires = s.Now().Add(5 * time.Minute).UTC().Format("2006-01-02T15:04:05Z")
-	}
-	expires := s.expires
-	s.mu.Unlock()
+	expires := s.Expires()
 	request := jsonv.Obj("amount", s.Amount, "currency", s.Currency, "recipient", s.Recipient,
 		"methodDetails", jsonv.Obj("chainId", s.ChainID, "credentialTypes", []jsonv.Value{"authorization"}))
 	c := jsonv.Obj("realm", "api.seller.example", "method", "evm", "intent", "charge",
@@ -68,17 +60,8 @@ func (s *Authorization) Challenges() ([]jsonv.Value, error) {
 	return mpp.Place([]jsonv.Value{c}, h, "https://atr.seller.example/"+h.String(), c, "")
 }
 
-// LastRejection is why the last credential was refused, if one was.
-func (s *Authorization) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastErr
-}
-
 func (s *Authorization) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeMPP(w, r, &s.mu, &s.lastErr, s.accept, s.Challenges, s.Body)
-	})
+	s.Serve(w, r, s.accept, s.Challenges)
 }
 
 func (s *Authorization) accept(header string) error {
@@ -94,12 +77,8 @@ func (s *Authorization) accept(header string) error {
 	if err != nil {
 		return err
 	}
-	mine, _ := jsonv.AsObject(issued[0])
-	echoed, _ := cred.GetObject("challenge")
-	for _, k := range []string{"id", "realm", "method", "intent", "request", "expires"} {
-		if mpp.String(echoed, k) != mpp.String(mine, k) {
-			return fmt.Errorf("the echoed challenge's %s is not the one this seller issued", k)
-		}
+	if _, _, err := terms.EchoesIssued(cred, issued); err != nil {
+		return err
 	}
 	payload, _ := cred.GetObject("payload")
 	auth := jsonv.Obj()

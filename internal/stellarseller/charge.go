@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
@@ -30,20 +29,14 @@ import (
 // challenge it echoes is the one this seller issues for the terms it
 // serves, unexpired. It submits nothing.
 type Charge struct {
-	terms.Record
-	Body   []byte
+	terms.MPPCharge
 	Ledger func() uint32
-	Now    func() time.Time
-
-	mu      sync.Mutex
-	lastErr error
-	expires string
 }
 
 // NewCharge returns a seller of body under terms atrBytes, asking the
 // vectors' 10000000 units of Asset; ledger is the current ledger.
 func NewCharge(atrBytes, body []byte, ledger func() uint32) *Charge {
-	s := &Charge{Body: body, Ledger: ledger, Now: time.Now}
+	s := &Charge{MPPCharge: terms.MPPCharge{Body: body, Now: time.Now}, Ledger: ledger}
 	s.SetATR(atrBytes)
 	return s
 }
@@ -58,12 +51,7 @@ func (s *Charge) request() *jsonv.Object {
 // Challenges is the 402's challenge list: one Stellar charge placed for
 // the terms, valid for five minutes.
 func (s *Charge) Challenges() ([]jsonv.Value, error) {
-	s.mu.Lock()
-	if s.expires == "" {
-		s.expires = s.Now().Add(5 * time.Minute).UTC().Format("2006-01-02T15:04:05Z")
-	}
-	expires := s.expires
-	s.mu.Unlock()
+	expires := s.Expires()
 	c := jsonv.Obj("realm", "api.seller.example", "method", "stellar", "intent", "charge",
 		"request", mpp.EncodeObject(s.request()), "expires", expires)
 	h := s.Hash()
@@ -74,17 +62,8 @@ func (s *Charge) Challenges() ([]jsonv.Value, error) {
 	return mpp.Place([]jsonv.Value{c}, h, "https://atr.seller.example/"+h.String(), c, "")
 }
 
-// LastRejection is why the last credential was refused, if one was.
-func (s *Charge) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastErr
-}
-
 func (s *Charge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeMPP(w, r, &s.mu, &s.lastErr, s.accept, s.Challenges, s.Body)
-	})
+	s.Serve(w, r, s.accept, s.Challenges)
 }
 
 func (s *Charge) accept(header string) error {
@@ -103,12 +82,9 @@ func (s *Charge) accept(header string) error {
 	if err != nil {
 		return err
 	}
-	mine, _ := jsonv.AsObject(issued[0])
-	echoed, _ := cred.GetObject("challenge")
-	for _, k := range []string{"id", "realm", "method", "intent", "request", "expires"} {
-		if mpp.String(echoed, k) != mpp.String(mine, k) {
-			return fmt.Errorf("the echoed challenge's %s is not the one this seller issued", k)
-		}
+	echoed, mine, err := terms.EchoesIssued(cred, issued)
+	if err != nil {
+		return err
 	}
 	if exp, _ := mpp.UnixOf(mpp.String(echoed, "expires")); exp <= s.Now().Unix() {
 		return errors.New("the challenge has expired")

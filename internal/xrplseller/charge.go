@@ -29,21 +29,17 @@ import (
 // answers the challenge this seller issues for the terms it serves,
 // unexpired. It submits nothing.
 type Charge struct {
-	terms.Record
+	terms.MPPCharge
 	PayTo, Amount string // the classic address paid, and drops
-	Body          []byte
-	Now           func() time.Time
 
-	mu       sync.Mutex
-	lastErr  error
-	expires  string
+	mu       sync.Mutex // guards paidHash
 	paidHash string
 }
 
 // NewCharge returns a seller of body under terms atrBytes, asking the
 // vectors' 1 XRP to their recipient on testnet.
 func NewCharge(atrBytes, body []byte) *Charge {
-	s := &Charge{PayTo: "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN", Amount: "1000000", Body: body, Now: time.Now}
+	s := &Charge{PayTo: "rpjfAeE3DeeHPFnN2PgGFW5YxnZFAjrEyN", Amount: "1000000", MPPCharge: terms.MPPCharge{Body: body, Now: time.Now}}
 	s.SetATR(atrBytes)
 	return s
 }
@@ -51,12 +47,7 @@ func NewCharge(atrBytes, body []byte) *Charge {
 // Challenges is the 402's challenge list: one XRPL charge placed for the
 // terms, valid for five minutes.
 func (s *Charge) Challenges() ([]jsonv.Value, error) {
-	s.mu.Lock()
-	if s.expires == "" {
-		s.expires = s.Now().Add(5 * time.Minute).UTC().Format("2006-01-02T15:04:05Z")
-	}
-	expires := s.expires
-	s.mu.Unlock()
+	expires := s.Expires()
 	request := jsonv.Obj("amount", s.Amount, "currency", "XRP", "recipient", s.PayTo, "methodDetails", jsonv.Obj("network", "testnet"))
 	c := jsonv.Obj("realm", "api.seller.example", "method", "xrpl", "intent", "charge",
 		"request", mpp.EncodeObject(request), "expires", expires)
@@ -64,17 +55,8 @@ func (s *Charge) Challenges() ([]jsonv.Value, error) {
 	return xrpl.PlaceCharge([]jsonv.Value{c}, h, "https://atr.seller.example/"+h.String(), c, "")
 }
 
-// LastRejection is why the last credential was refused, if one was.
-func (s *Charge) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastErr
-}
-
 func (s *Charge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", "api.seller.example", func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeMPP(w, r, &s.mu, &s.lastErr, s.accept, s.Challenges, s.Body)
-	})
+	s.Serve(w, r, s.accept, s.Challenges)
 }
 
 func (s *Charge) accept(header string) error {
@@ -90,12 +72,9 @@ func (s *Charge) accept(header string) error {
 	if err != nil {
 		return err
 	}
-	mine, _ := jsonv.AsObject(issued[0])
-	echoed, _ := cred.GetObject("challenge")
-	for _, k := range []string{"id", "realm", "method", "intent", "request", "expires"} {
-		if mpp.String(echoed, k) != mpp.String(mine, k) {
-			return fmt.Errorf("the echoed challenge's %s is not the one this seller issued", k)
-		}
+	echoed, _, err := terms.EchoesIssued(cred, issued)
+	if err != nil {
+		return err
 	}
 	if exp, _ := mpp.UnixOf(mpp.String(echoed, "expires")); exp <= s.Now().Unix() {
 		return errors.New("the challenge has expired")
