@@ -87,21 +87,7 @@ func FuzzAuthCapturePayment(f *testing.F) {
 			return
 		}
 		cost.Bound(t, len(raw), func() {
-			for _, p := range []interface {
-				Bound(jsonv.Value) (string, error)
-				Reference(jsonv.Value) (*jsonv.Object, error)
-				Inspect(jsonv.Value) (rails.Inspection, error)
-			}{evm.AuthCaptureEIP3009{}, evm.AuthCapturePermit2{}} {
-				h, errB := p.Bound(v)
-				_, _ = p.Reference(v)
-				in, errI := p.Inspect(v)
-				if (errB == nil) != (errI == nil) || errB == nil && in.H != h {
-					t.Fatalf("inspect %v (%v), bound %s (%v)", in.H, errI, h, errB)
-				}
-				if errI == nil {
-					_ = in.JSON()
-				}
-			}
+			readBackAgrees(t, v, evm.AuthCaptureEIP3009{}, evm.AuthCapturePermit2{})
 		})
 	})
 }

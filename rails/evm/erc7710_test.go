@@ -91,21 +91,7 @@ func FuzzERC7710Payment(f *testing.F) {
 			return
 		}
 		cost.Bound(t, len(raw), func() {
-			for _, p := range []interface {
-				Bound(jsonv.Value) (string, error)
-				Reference(jsonv.Value) (*jsonv.Object, error)
-				Inspect(jsonv.Value) (rails.Inspection, error)
-			}{evm.ExactERC7710Salt{}, evm.ExactERC7710{}} {
-				h, errB := p.Bound(v)
-				_, _ = p.Reference(v)
-				in, errI := p.Inspect(v)
-				if (errB == nil) != (errI == nil) || errB == nil && in.H != h {
-					t.Fatalf("inspect %v (%v), bound %s (%v)", in.H, errI, h, errB)
-				}
-				if errI == nil {
-					_ = in.JSON()
-				}
-			}
+			readBackAgrees(t, v, evm.ExactERC7710Salt{}, evm.ExactERC7710{})
 			_ = evm.PairingOfERC7710(v)
 		})
 	})

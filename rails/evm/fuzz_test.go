@@ -5,6 +5,7 @@ import (
 
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
 )
 
@@ -59,4 +60,29 @@ func FuzzTypedDataHashes(f *testing.F) {
 			}
 		})
 	})
+}
+
+// readBacker is what a payment's readers are: the read-back, the seller's
+// reference, and inspect.
+type readBacker interface {
+	Bound(jsonv.Value) (string, error)
+	Reference(jsonv.Value) (*jsonv.Object, error)
+	Inspect(jsonv.Value) (rails.Inspection, error)
+}
+
+// readBackAgrees runs each pairing's readers on v: none may panic, and
+// inspect reads a payment exactly when Bound does, with Bound's H.
+func readBackAgrees(t *testing.T, v jsonv.Value, pairings ...readBacker) {
+	t.Helper()
+	for _, p := range pairings {
+		h, errB := p.Bound(v)
+		_, _ = p.Reference(v)
+		in, errI := p.Inspect(v)
+		if (errB == nil) != (errI == nil) || errB == nil && in.H != h {
+			t.Fatalf("inspect %v (%v), bound %s (%v)", in.H, errI, h, errB)
+		}
+		if errI == nil {
+			_ = in.JSON()
+		}
+	}
 }

@@ -251,21 +251,7 @@ func FuzzPermit2Payment(f *testing.F) {
 			return
 		}
 		cost.Bound(t, len(raw), func() {
-			for _, p := range []interface {
-				Bound(jsonv.Value) (string, error)
-				Reference(jsonv.Value) (*jsonv.Object, error)
-				Inspect(jsonv.Value) (rails.Inspection, error)
-			}{evm.ExactPermit2{}, evm.UptoPermit2{}} {
-				h, errB := p.Bound(v)
-				_, _ = p.Reference(v)
-				in, errI := p.Inspect(v)
-				if (errB == nil) != (errI == nil) || errB == nil && in.H != h {
-					t.Fatalf("inspect %v (%v), bound %s (%v)", in.H, errI, h, errB)
-				}
-				if errI == nil {
-					_ = in.JSON()
-				}
-			}
+			readBackAgrees(t, v, evm.ExactPermit2{}, evm.UptoPermit2{})
 		})
 	})
 }
