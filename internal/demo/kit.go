@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/mpp"
 )
 
 // ATR is the shared vectors' record A (buyer.json): 138 bytes the gate never
@@ -131,4 +133,23 @@ func Fail(a ...any) error {
 		}
 	}
 	return errors.New(strings.TrimSpace(fmt.Sprintln(a...)))
+}
+
+// MPPOffer makes the unpaid request to url and reads its 402's MPP
+// challenges as pairing offers them: the answer, the challenge list, the
+// gate's reading of it.
+func MPPOffer(ctx context.Context, c *http.Client, g *gate.Gate, url, pairing string) (*http.Response, []jsonv.Value, *gate.Offer, error) {
+	resp, _, err := Get(ctx, c, url, "", "")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	doc, err := mpp.ChallengesFromHeader(resp.Header)
+	if err != nil {
+		return nil, nil, nil, Fail("the seller's WWW-Authenticate:", err)
+	}
+	offer, err := g.Read(doc, pairing)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return resp, doc, offer, nil
 }

@@ -142,15 +142,7 @@ func runAuthorization(ctx context.Context, s *demo.Session) error {
 	s.Say("payer: %s (the published Anvil development key; never hold value with it)", key.Account())
 	s.Say("")
 	s.Say("1. GET %s", resource)
-	resp, _, err := demo.Get(ctx, client, resource, "", "")
-	if err != nil {
-		return err
-	}
-	doc, err := mpp.ChallengesFromHeader(resp.Header)
-	if err != nil {
-		return demo.Fail("the seller's WWW-Authenticate:", err)
-	}
-	offer, err := g.Read(doc, evm.MPPAuthorizationID)
+	resp, doc, offer, err := demo.MPPOffer(ctx, client, g, resource, evm.MPPAuthorizationID)
 	if err != nil {
 		return err
 	}

@@ -129,15 +129,7 @@ func runCharge(ctx context.Context, s *demo.Session) error {
 	s.Say("payer: %s (the vectors' published seed 05×32; never hold value with it)", key.Account())
 	s.Say("")
 	s.Say("1. GET %s", resource)
-	resp, _, err := demo.Get(ctx, client, resource, "", "")
-	if err != nil {
-		return err
-	}
-	doc, err := mpp.ChallengesFromHeader(resp.Header)
-	if err != nil {
-		return demo.Fail("the seller's WWW-Authenticate:", err)
-	}
-	offer, err := g.Read(doc, stellar.ChargeID)
+	resp, doc, offer, err := demo.MPPOffer(ctx, client, g, resource, stellar.ChargeID)
 	if err != nil {
 		return err
 	}

@@ -132,15 +132,7 @@ func runCharge(ctx context.Context, s *demo.Session) error {
 	s.Say("payer: %s (the vectors' published XRPL key; never hold value with it)", key.Account())
 	s.Say("")
 	s.Say("1. GET %s", resource)
-	resp, _, err := demo.Get(ctx, client, resource, "", "")
-	if err != nil {
-		return err
-	}
-	doc, err := mpp.ChallengesFromHeader(resp.Header)
-	if err != nil {
-		return demo.Fail("the seller's WWW-Authenticate:", err)
-	}
-	offer, err := g.Read(doc, xrpl.ChargeID)
+	resp, doc, offer, err := demo.MPPOffer(ctx, client, g, resource, xrpl.ChargeID)
 	if err != nil {
 		return err
 	}
