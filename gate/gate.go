@@ -327,7 +327,11 @@ func finish(p rails.Pairing, bytes []byte, h atr.Hash, chosen rails.Chosen, sign
 	if signature != nil {
 		if m, ok := p.(rails.Mover); ok {
 			first, rerr := call(ns+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
-			if rerr == nil && m.Moves(first) {
+			// The signature exists already: a pairing that panics saying
+			// whether it moved value is taken to have moved it, so a later
+			// decline keeps the signature rather than lose a payment.
+			moves, merr := protect(func() (bool, error) { return m.Moves(first), nil })
+			if rerr == nil && (moves || merr != nil) {
 				moved = &Moved{Signed: signature, Bytes: bytes, H: h}
 			}
 		}

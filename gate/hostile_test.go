@@ -191,10 +191,19 @@ func (p panicky) Complete(u rails.Unsigned, a jsonv.Value, c rails.Chosen) (rail
 }
 
 func (p panicky) Bound(v jsonv.Value) (string, error) {
-	if p.where == "bound" {
+	if strings.Contains(p.where, "bound") {
 		panic("bound")
 	}
 	return p.ExactEIP3009.Bound(v)
+}
+
+// Moves makes panicky a rails.Mover, as the push pairings are; it moves
+// nothing unless it is the member told to panic.
+func (p panicky) Moves(rails.Request) bool {
+	if strings.Contains(p.where, "moves") {
+		panic("moves")
+	}
+	return false
 }
 
 func (p panicky) Read(doc jsonv.Value) (rails.Read, error) {
@@ -214,6 +223,7 @@ func TestAPairingThatPanicsIsADecline(t *testing.T) {
 		"build":    {gate.OfferUnreadable, "x402/build-failed", 0},
 		"complete": {gate.SignedNotBound, gate.DetailNotCompleted, 1},
 		"bound":    {gate.SignedNotBound, gate.DetailSignedNotBound, 1},
+		"moves":    {gate.OfferUnreadable, "x402/build-failed", 0},
 	}
 	for where, c := range cases {
 		t.Run(where, func(t *testing.T) {
@@ -229,6 +239,32 @@ func TestAPairingThatPanicsIsADecline(t *testing.T) {
 				t.Fatalf("%d signer calls", s.calls.Load())
 			}
 		})
+	}
+}
+
+// A signature handed to Finish already exists: when the pairing panics saying
+// whether its signer moved value (and then reading H back), the decline keeps
+// the signature as moved rather than lose a payment that may have left.
+func TestFinishKeepsASignatureWhenMovesPanics(t *testing.T) {
+	g, doc, _ := hostileSeller(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(atrA) })
+	g.Pairings = rails.NewRegistry(panicky{where: "moves, bound"})
+	l, _ := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	c, err := g.Confirm(context.Background(), doc, evm.ExactEIP3009ID, l.Account(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := l.Sign(context.Background(), c.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Finish(c.Bytes, evm.ExactEIP3009ID, c.Chosen, sig)
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.SignedNotBound {
+		t.Fatalf("got %v, want a %s decline", err, gate.SignedNotBound)
+	}
+	// What is kept is the completed payment that carries the signature.
+	if d.Moved == nil || d.Moved.Signed == nil || d.Moved.H != c.H {
+		t.Fatalf("the decline lost the signature: moved %+v", d.Moved)
 	}
 }
 

@@ -158,7 +158,13 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 	}
 	moves := false
 	if m, ok := p.(rails.Mover); ok {
-		moves = m.Moves(first)
+		// Asked before the signer: a pairing that cannot say whether its
+		// signer moves value is a build that failed, and nothing is signed.
+		mv, err := call(rails.Namespace(p.ID())+"/build-failed", func() (bool, error) { return m.Moves(first), nil })
+		if err != nil {
+			return nil, decline(OfferUnreadable, refusalCode(err))
+		}
+		moves = mv
 	}
 	var answers []jsonv.Value
 	soFar := func() *Moved {

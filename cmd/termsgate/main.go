@@ -71,12 +71,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if wantsHelp(args[1:]) {
 		// Asked-for help is output, not an error: it goes to stdout and
 		// exits 0, whatever the command's own flag set does with -h.
-		if code := c.run(args[1:], stdin, stdout, stdout); code != exitUsage {
+		if code := guarded(name, c, args[1:], stdin, stdout, stdout); code != exitUsage {
 			return code
 		}
 		return exitOK
 	}
-	return c.run(args[1:], stdin, stdout, stderr)
+	return guarded(name, c, args[1:], stdin, stdout, stderr)
+}
+
+// guarded runs a command under the last of the guards against panics: every
+// reader of outside input has its own (rails.Guard, the gate's protect), and
+// this one stands behind them so that a defect they miss is one line and
+// exit 3, not a stack trace. A payment signed before the panic is in the
+// journal (termsgate budget shows it), hence the advice to check.
+func guarded(name string, c command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "termsgate %s: failed inside termsgate (%v); this is a defect in termsgate, please report it with the input. Treat the call as declined; if it could have signed, check the journal before paying again.\n", name, r)
+			code = exitFailure
+		}
+	}()
+	return c.run(args, stdin, stdout, stderr)
 }
 
 func usage(w io.Writer) {
