@@ -164,7 +164,8 @@ func TestMPPSessionXRPL(t *testing.T) {
 		}
 	})
 	t.Run("XS4", func(t *testing.T) {
-		t.Skip("seller side: open and close status rows over ledger reads; termsgate is the buyer")
+		// Open and close status rows against a loopback rippled.
+		xrplSessionStatusRows(t, f)
 	})
 	t.Run("XS5", func(t *testing.T) {
 		_, err := p.Bound(opening(str(t, f, "XS5", "blob")))

@@ -2,8 +2,10 @@ package xrplrpc_test
 
 import (
 	"context"
+	"encoding/hex"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +78,57 @@ func FuzzNodeAnswers(f *testing.F) {
 			}
 			for _, p := range []string{xrpl.ExactID, xrpl.ChargeID, xrpl.SessionID} {
 				_, _ = c.Inputs(ctx, p, payer, &xrplrpc.Session{Deposit: "1000000", PublicKey: []byte{2, 1}, SettleDelay: 3600})
+			}
+		})
+	})
+}
+
+// FuzzSettlementAnswers: whatever rippled answers to tx and ledger ends
+// every settlement read (ChargeStatus, OpenStatus, CloseStatus, InvoiceOf,
+// FetchPresented's blob read) in a status or a refusal, never a panic,
+// within the fuzz bound. A settled status names the ledger the answer
+// said, and a blob is accepted only when it hashes to the transaction
+// asked.
+func FuzzSettlementAnswers(f *testing.F) {
+	const hash = "03EA72FAE414FF229A6F54C19C81D0A203BE8D2B4313CAC8BA00EC867917B863"
+	node := &xrplrpc.Ledger{Validated: 1001}
+	node.Hold(hash, xrplrpc.LedgerTx{TxJSON: jsonv.Obj("TransactionType", "Payment", "InvoiceID", hash), Blob: "1200",
+		Validated: true, Result: "tesSUCCESS", LedgerIndex: 990, Delivered: "1000000", DeletedChannels: []string{hash}})
+	rec := &rpcanswer.Recorder{Handler: node}
+	r := xrplrpc.Reader{Client: &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: rec}}, Of: "xrpl:1"}
+	ref := jsonv.Obj("network", "xrpl:1", "transaction", hash, "expect", hash, "lastLedgerSequence", 1000, "fromLedger", 980)
+	if s := xrpl.ChargeStatus(ref, r); s.State != xrpl.StateSettled {
+		f.Fatalf("the loopback node's status: %+v", s)
+	}
+	_, _ = r.TxBlob(hash)
+	_, _ = r.ValidatedLedger()
+	_, _, _ = r.Tx(strings.Repeat("00", 32), &xrpl.Range{Min: 980, Max: 1000})
+	for _, a := range rec.Answers {
+		f.Add(a)
+	}
+	for _, s := range []string{
+		`{"result":{"error":"txnNotFound","searched_all":true,"status":"error"}}`,
+		`{"result":{"hash":"` + hash + `","tx_json":{"TransactionType":"Payment"},"meta":{"TransactionResult":"tecPATH_DRY","AffectedNodes":[{"DeletedNode":{"LedgerEntryType":"PayChannel","LedgerIndex":"zz"}}]},"validated":true,"ledger_index":-1,"status":"success"}}`,
+		`{"result":{"hash":"` + hash + `","tx_blob":"ABCD","validated":true,"status":"success"}}`,
+		`{"result":{"ledger_index":1.5,"validated":true,"status":"success"}}`,
+		`{"result":[]}`, `[]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := xrplrpc.Reader{Client: &xrplrpc.Client{URL: "http://rippled.invalid/", HTTP: &http.Client{Transport: rpcanswer.Fixed(body)}}, Of: "xrpl:1"}
+		cost.Bound(t, len(body), func() {
+			if s := xrpl.ChargeStatus(ref, r); s.State == xrpl.StateSettled && (s.LedgerIndex < 0 || s.LedgerIndex > 1<<32-1) {
+				t.Fatalf("settled at %d", s.LedgerIndex)
+			}
+			_ = xrpl.OpenStatus(ref, r)
+			_ = xrpl.CloseStatus(jsonv.Obj("network", "xrpl:1", "channel", hash, "transaction", hash), r)
+			_, _ = xrpl.InvoiceOf(ref, r)
+			if blob, err := r.TxBlob(hash); err == nil && blob != "" {
+				raw, _ := hex.DecodeString(blob)
+				if xrpl.TxHash(raw) != hash {
+					t.Fatalf("blob %s accepted for %s", blob, hash)
+				}
 			}
 		})
 	})

@@ -3,6 +3,7 @@ package xrplrpc
 import (
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -10,16 +11,47 @@ import (
 )
 
 // Ledger is a small stand-in for a rippled JSON-RPC endpoint, answering
-// fee, account_info and ledger_current in rippled's documented shapes from
-// values it holds: for the demo and the tests, which run offline. Any other
-// method is rippled's unknownCmd error.
+// fee, account_info, ledger_current, ledger ("validated") and tx (API
+// version 2, JSON or binary) in rippled's documented shapes from values it
+// holds: for the demo and the tests, which run offline. Any other method is
+// rippled's unknownCmd error.
 type Ledger struct {
 	mu       sync.Mutex
 	Current  uint32            // ledger_current_index
 	BaseFee  uint64            // drops.base_fee
 	OpenFee  uint64            // drops.open_ledger_fee
 	Accounts map[string]uint32 // address → next Sequence; others are actNotFound
-	Calls    atomic.Int64
+	// Validated is the newest validated ledger; HistoryFrom the oldest the
+	// node holds. A tx not found within min_ledger…max_ledger reports
+	// searched_all when the node holds that whole range.
+	Validated, HistoryFrom uint32
+	Txs                    map[string]LedgerTx // by uppercase hash
+	Calls                  atomic.Int64
+	TxCalls                atomic.Int64
+}
+
+// LedgerTx is a transaction the stand-in holds: its tx_json and signed blob
+// (hex; "" answers a binary read with txnNotFound), whether a validated
+// ledger holds it, meta.TransactionResult, its ledger (0: none yet),
+// meta.delivered_amount, and the PayChannel entries its meta deleted.
+type LedgerTx struct {
+	TxJSON          *jsonv.Object
+	Blob            string
+	Validated       bool
+	Result          string
+	LedgerIndex     uint32
+	Delivered       jsonv.Value
+	DeletedChannels []string
+}
+
+// Hold keeps tx under hash (any case).
+func (l *Ledger) Hold(hash string, tx LedgerTx) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.Txs == nil {
+		l.Txs = map[string]LedgerTx{}
+	}
+	l.Txs[strings.ToUpper(hash)] = tx
 }
 
 func rippledError(code string, n int, msg string, request jsonv.Value) *jsonv.Object {
@@ -72,10 +104,68 @@ func (l *Ledger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"PreviousTxnLgrSeq", 1, "Sequence", jsonv.Number(seq)),
 			"ledger_current_index", jsonv.Number(l.Current), "queue_data", jsonv.Obj("txn_count", 0),
 			"status", "success", "validated", false))
+	case "ledger":
+		if idx, _ := p.GetString("ledger_index"); idx != "validated" {
+			out = rippledError("invalidParams", 31, "Invalid parameters.", p)
+			break
+		}
+		out = jsonv.Obj("result", jsonv.Obj(
+			"ledger", jsonv.Obj("closed", true, "ledger_index", jsonv.Number(l.Validated), "parent_close_time", 786000000),
+			"ledger_hash", strings.Repeat("4B", 32), "ledger_index", jsonv.Number(l.Validated),
+			"status", "success", "validated", true))
+	case "tx":
+		l.TxCalls.Add(1)
+		out = l.tx(p)
 	default:
 		out = rippledError("unknownCmd", 32, "Unknown method.", p)
 	}
 	_, _ = w.Write(jsonv.Marshal(out))
+}
+
+// tx answers rippled's tx: txnNotFound (with searched_all when a range was
+// asked), or the transaction in API version 2's shape.
+func (l *Ledger) tx(p *jsonv.Object) *jsonv.Object {
+	hash, _ := p.GetString("transaction")
+	binary, _ := p.Get("binary")
+	t, ok := l.Txs[strings.ToUpper(hash)]
+	if ok && binary == true && t.Blob == "" {
+		ok = false
+	}
+	if !ok {
+		e := rippledError("txnNotFound", 29, "Transaction not found.", p)
+		minv, hasMin := p.Get("min_ledger")
+		maxv, hasMax := p.Get("max_ledger")
+		if hasMin && hasMax {
+			lo, _ := jsonv.AsSafeInt(minv)
+			hi, _ := jsonv.AsSafeInt(maxv)
+			r, _ := e.GetObject("result")
+			r.Set("searched_all", lo >= int64(l.HistoryFrom) && hi <= int64(l.Validated))
+		}
+		return e
+	}
+	res := jsonv.Obj("hash", strings.ToUpper(hash))
+	if t.LedgerIndex != 0 {
+		res.Set("ledger_index", jsonv.Number(t.LedgerIndex))
+		res.Set("ledger_hash", strings.Repeat("4B", 32))
+	}
+	if binary == true {
+		res.Set("tx_blob", t.Blob)
+	} else {
+		var nodes []jsonv.Value
+		for _, c := range t.DeletedChannels {
+			nodes = append(nodes, jsonv.Obj("DeletedNode", jsonv.Obj("FinalFields", jsonv.Obj("Flags", 0),
+				"LedgerEntryType", "PayChannel", "LedgerIndex", c)))
+		}
+		meta := jsonv.Obj("AffectedNodes", append([]jsonv.Value{}, nodes...), "TransactionIndex", 0, "TransactionResult", t.Result)
+		if t.Delivered != nil {
+			meta.Set("delivered_amount", t.Delivered)
+		}
+		res.Set("meta", meta)
+		res.Set("tx_json", t.TxJSON)
+	}
+	res.Set("status", "success")
+	res.Set("validated", t.Validated)
+	return jsonv.Obj("result", res)
 }
 
 func u(n uint64) string { return itoa(n) }

@@ -61,6 +61,21 @@ func (c *Client) httpClient() *http.Client {
 // call posts {method, params: [params]} and returns result when its status
 // is "success".
 func (c *Client) call(ctx context.Context, method string, params *jsonv.Object) (*jsonv.Object, error) {
+	result, err := c.answer(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	if s, _ := result.GetString("status"); s != "success" {
+		code, _ := result.GetString("error")
+		msg, _ := result.GetString("error_message")
+		return nil, &Error{Method: method, Detail: fmt.Sprintf("rippled error %q: %s", code, msg)}
+	}
+	return result, nil
+}
+
+// answer posts {method, params: [params]} and returns the answer's result
+// object, whatever its status.
+func (c *Client) answer(ctx context.Context, method string, params *jsonv.Object) (*jsonv.Object, error) {
 	fail := func(format string, a ...any) error { return &Error{Method: method, Detail: fmt.Sprintf(format, a...)} }
 	body := jsonv.Marshal(jsonv.Obj("method", method, "params", []jsonv.Value{params}))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
@@ -91,11 +106,6 @@ func (c *Client) call(ctx context.Context, method string, params *jsonv.Object) 
 	result, ok := o.GetObject("result")
 	if !ok {
 		return nil, fail("answer has no result object")
-	}
-	if s, _ := result.GetString("status"); s != "success" {
-		code, _ := result.GetString("error")
-		msg, _ := result.GetString("error_message")
-		return nil, fail("rippled error %q: %s", code, msg)
 	}
 	return result, nil
 }
