@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 )
 
@@ -152,17 +153,26 @@ func (l *Local) SignEVMTransaction(chain int64, to common.Address, data []byte, 
 	if fees.MaxFeePerGas == nil || fees.MaxPriorityFeePerGas == nil || fees.Gas == 0 {
 		return nil, "", errors.New("signer: an EVM transaction needs its fees and gas")
 	}
-	id := big.NewInt(chain)
-	tx, err := types.SignNewTx(l.key, types.NewLondonSigner(id), &types.DynamicFeeTx{
-		ChainID: id, Nonce: fees.Nonce, GasTipCap: fees.MaxPriorityFeePerGas, GasFeeCap: fees.MaxFeePerGas,
-		Gas: fees.Gas, To: &to, Value: new(big.Int), Data: data,
-	})
+	// rails/evm writes the transaction (go-ethereum's core/types would link
+	// KZG into every program that pays; internal/depcheck).
+	tx := &evm.EIP1559Tx{
+		ChainID: big.NewInt(chain), Nonce: fees.Nonce, MaxPriorityFeePerGas: fees.MaxPriorityFeePerGas,
+		MaxFeePerGas: fees.MaxFeePerGas, Gas: fees.Gas, To: &to, Value: new(big.Int), Data: data,
+	}
+	digest, err := tx.SigningHash()
 	if err != nil {
+		return nil, "", fmt.Errorf("signer: %w", err)
+	}
+	sig, err := crypto.Sign(digest[:], l.key)
+	if err != nil {
+		return nil, "", fmt.Errorf("signer: %w", err)
+	}
+	if err := tx.Sign(sig); err != nil {
 		return nil, "", fmt.Errorf("signer: %w", err)
 	}
 	wire, err := tx.MarshalBinary()
 	if err != nil {
 		return nil, "", fmt.Errorf("signer: %w", err)
 	}
-	return wire, tx.Hash().Hex(), nil
+	return wire, crypto.Keccak256Hash(wire).Hex(), nil
 }

@@ -14,11 +14,6 @@ func TestPaymentPathIsLight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	// Known regression, to mend next: rails/evm's mpp/charge/evm/transaction
-	// reader and its Inspect decode the signed EIP-1559 transaction with
-	// go-ethereum's core/types, which links KZG and gnark into the CLI. The
-	// fix is a strict type-2 decoder on rails/tempo's RLP reader.
-	t.Skip("known regression: rails/evm/mpp_transaction.go and mpp_inspect.go import go-ethereum/core/types")
 	out, err := exec.Command("go", "list", "-deps",
 		"github.com/termsgate/termsgate/gate", "github.com/termsgate/termsgate/pay",
 		"github.com/termsgate/termsgate/mcpserver", "github.com/termsgate/termsgate/cmd/termsgate").CombinedOutput()

@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/x402seller"
@@ -384,16 +383,16 @@ func recoverTyped(td *jsonv.Object, signature string) (common.Address, error) {
 // sender, and that it calls the token's transfer of the amount to the
 // recipient on this chain.
 func paysTransfer(wire []byte) (common.Address, error) {
-	var tx types.Transaction
-	if err := tx.UnmarshalBinary(wire); err != nil {
+	tx, err := evm.DecodeEIP1559(wire)
+	if err != nil {
 		return common.Address{}, fmt.Errorf("the transaction does not decode: %w", err)
 	}
 	amount, _ := new(big.Int).SetString(Amount, 10)
-	if tx.ChainId().Int64() != Chain || tx.To() == nil || *tx.To() != common.HexToAddress(USDC) ||
-		string(tx.Data()) != string(evm.TransferCalldata(Recipient, amount)) {
+	if !tx.ChainID.IsInt64() || tx.ChainID.Int64() != Chain || tx.To == nil || *tx.To != common.HexToAddress(USDC) ||
+		tx.Value.Sign() != 0 || string(tx.Data) != string(evm.TransferCalldata(Recipient, amount)) {
 		return common.Address{}, errors.New("the transaction is not the transfer asked for")
 	}
-	return types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx)
+	return tx.Sender()
 }
 
 // Node is the chain a hash payer sends to: it takes the transactions handed

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -109,22 +109,26 @@ func (MPPTransaction) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	}
 	malformed := rails.Refuse(mpp.CodeCredentialMalformed)
 	wire, ok := mpp.HexBytes(mpp.String(e.Payload, "signature"), 1, maxSignedTransaction)
-	var tx types.Transaction
-	if !ok || tx.UnmarshalBinary(wire) != nil || tx.To() == nil || len(tx.Data()) != 68 || string(tx.Data()[:4]) != string(transferSelector) {
+	if !ok {
 		return rails.Inspection{}, malformed
 	}
-	sender, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx)
+	tx, err := DecodeEIP1559(wire)
+	if err != nil || tx.To == nil || len(tx.Data) != 68 || string(tx.Data[:4]) != string(transferSelector) {
+		return rails.Inspection{}, malformed
+	}
+	sender, err := tx.Sender()
 	if err != nil {
 		return rails.Inspection{}, malformed
 	}
-	network := "eip155:" + tx.ChainId().String()
-	asset := tx.To().Hex()
+	network := "eip155:" + tx.ChainID.String()
+	asset := tx.To.Hex()
 	return rails.Inspection{
 		Pairing: MPPTransactionID, Kind: "credential", H: e.H.String(),
 		Grant: rails.Grant{Network: network, Asset: asset, Decimals: rails.KnownDecimals(network, asset),
-			Amount: new(big.Int).SetBytes(tx.Data()[36:68]), Payer: sender.Hex(), Payee: common.BytesToAddress(tx.Data()[16:36]).Hex()},
-		WhereH:  noSignedPlaceWhere,
-		Details: jsonv.Obj("transaction", tx.Hash().Hex(), "nonce", strconv.FormatUint(tx.Nonce(), 10)),
+			Amount: new(big.Int).SetBytes(tx.Data[36:68]), Payer: sender.Hex(), Payee: common.BytesToAddress(tx.Data[16:36]).Hex()},
+		WhereH: noSignedPlaceWhere,
+		// A canonical reading's hash is the input's: keccak256 of the wire.
+		Details: jsonv.Obj("transaction", crypto.Keccak256Hash(wire).Hex(), "nonce", strconv.FormatUint(tx.Nonce, 10)),
 	}, nil
 }
 

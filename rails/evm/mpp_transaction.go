@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -142,10 +141,11 @@ func isZero(b []byte) bool {
 }
 
 // maxSignedTransaction bounds the signed transaction an answer may be.
-const maxSignedTransaction = 64 << 10
+const maxSignedTransaction = MaxEIP1559Bytes
 
 // Complete takes the signed transaction, "0x" hex, and checks it is the
-// transaction asked for: an EIP-1559 transaction on the chain, to the token,
+// transaction asked for: an EIP-1559 transaction (read strictly,
+// DecodeEIP1559) on the chain, to the token,
 // of the transfer's calldata, with no value (mpp/credential-malformed
 // otherwise: a signer that signed something else has not paid this).
 func (MPPTransaction) Complete(u rails.Unsigned, answer jsonv.Value, _ rails.Chosen) (rails.Completion, error) {
@@ -156,12 +156,12 @@ func (MPPTransaction) Complete(u rails.Unsigned, answer jsonv.Value, _ rails.Cho
 	if !ok {
 		return rails.Completion{}, malformed
 	}
-	var tx types.Transaction
-	if err := tx.UnmarshalBinary(wire); err != nil || tx.Type() != types.DynamicFeeTxType {
+	tx, err := DecodeEIP1559(wire)
+	if err != nil {
 		return rails.Completion{}, malformed
 	}
-	if tx.ChainId().Cmp(big.NewInt(b.chain)) != 0 || tx.To() == nil || *tx.To() != common.HexToAddress(b.to) ||
-		tx.Value().Sign() != 0 || !bytes.Equal(tx.Data(), b.data) {
+	if !tx.ChainID.IsInt64() || tx.ChainID.Int64() != b.chain || tx.To == nil || *tx.To != common.HexToAddress(b.to) ||
+		tx.Value.Sign() != 0 || !bytes.Equal(tx.Data, b.data) {
 		return rails.Completion{}, malformed
 	}
 	return rails.Completion{Signed: mpp.Credential(b.challenge, b.source, jsonv.Obj("type", "transaction", "signature", s))}, nil

@@ -1,4 +1,4 @@
-package tempo
+package rlp
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/rlp"
+	gethrlp "github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/termsgate/termsgate/internal/cost"
 )
@@ -81,7 +81,7 @@ func TestDecodeBounds(t *testing.T) {
 	if _, err := Decode(append([]byte{0xc0 + 10}, nest(9)...)[:1], Limits{MaxDepth: 8, MaxItems: 100}); err == nil {
 		t.Fatal("a truncated list decoded")
 	}
-	many, _ := rlp.EncodeToBytes(make([]uint64, 99))
+	many, _ := gethrlp.EncodeToBytes(make([]uint64, 99))
 	if _, err := Decode(many, Limits{MaxDepth: 8, MaxItems: 100}); err != nil {
 		t.Fatalf("100 items: %v", err)
 	}
@@ -123,8 +123,8 @@ func FuzzDecodeRLP(f *testing.F) {
 			if !bytes.Equal(reencode(t, it), in) {
 				t.Fatalf("%x does not re-encode to itself", in)
 			}
-			var raw rlp.RawValue
-			if err := rlp.DecodeBytes(in, &raw); err != nil {
+			var raw gethrlp.RawValue
+			if err := gethrlp.DecodeBytes(in, &raw); err != nil {
 				t.Fatalf("go-ethereum refuses what the strict reader took: %x: %v", in, err)
 			}
 		})
@@ -133,17 +133,17 @@ func FuzzDecodeRLP(f *testing.F) {
 
 func reencode(t *testing.T, it Item) []byte {
 	if !it.List {
-		out, err := rlp.EncodeToBytes(it.Bytes)
+		out, err := gethrlp.EncodeToBytes(it.Bytes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	items := make([]rlp.RawValue, len(it.Items))
+	items := make([]gethrlp.RawValue, len(it.Items))
 	for i, c := range it.Items {
 		items[i] = reencode(t, c)
 	}
-	out, err := rlp.EncodeToBytes(items)
+	out, err := gethrlp.EncodeToBytes(items)
 	if err != nil {
 		t.Fatal(err)
 	}
