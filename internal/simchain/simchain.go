@@ -1,7 +1,9 @@
 // Package simchain is go-ethereum's simulated chain (ethclient/simulated,
 // chain id 1337) as a JSON-RPC node that seals a block for every transaction
-// sent to it, with the EIP-3009 token (internal/eip3009token) deployed and
-// the Anvil payer funded. The settlement tests and `termsgate demo --settle`
+// sent to it, with the EIP-3009 token (internal/eip3009token) deployed,
+// Permit2 and x402's exact and upto Permit2 proxies
+// (internal/permit2contracts) at their canonical addresses, and the Anvil
+// payer funded. The settlement tests and `termsgate demo --settle`
 // settle on it what the gate signed; signer/evmrpc talks to it as to any
 // node, in process or over loopback HTTP (Handler).
 //
@@ -55,7 +57,8 @@ type Chain struct {
 	Node *evmrpc.Node
 
 	server *rpc.Server
-	mu     sync.Mutex // one seal at a time
+	rpc    *rpc.Client // in process, for the calls Node does not make
+	mu     sync.Mutex  // one seal at a time
 }
 
 // New starts a chain whose genesis gives each of funded (and the deployer)
@@ -71,6 +74,13 @@ func New(name, version string, mint *big.Int, funded ...common.Address) (*Chain,
 	for _, a := range append([]common.Address{crypto.PubkeyToAddress(deployer.PublicKey)}, funded...) {
 		alloc[a] = types.Account{Balance: ether}
 	}
+	contracts, err := permit2Genesis(crypto.PubkeyToAddress(deployer.PublicKey))
+	if err != nil {
+		return nil, err
+	}
+	for a, acct := range contracts {
+		alloc[a] = acct
+	}
 	quiet := func(nc *node.Config, _ *ethconfig.Config) { nc.Logger = nil }
 	c := &Chain{Backend: simulated.NewBackend(alloc, quiet), Deployer: deployer}
 	raw, err := rawClient(c.Backend)
@@ -84,6 +94,7 @@ func New(name, version string, mint *big.Int, funded ...common.Address) (*Chain,
 		return nil, err
 	}
 	c.Node = evmrpc.New(rpc.DialInProc(c.server))
+	c.rpc = rpc.DialInProc(c.server)
 	c.Node.Poll = 5 * time.Millisecond
 	ctx := context.Background()
 	code, err := eip3009token.DeployData(name, version)
@@ -131,6 +142,9 @@ func (c *Chain) Handler() http.Handler { return c.server }
 func (c *Chain) Close() {
 	if c.Node != nil {
 		c.Node.Close()
+	}
+	if c.rpc != nil {
+		c.rpc.Close()
 	}
 	if c.server != nil {
 		c.server.Stop()
@@ -209,6 +223,10 @@ func (e *eth) Call(ctx context.Context, call json.RawMessage, tag json.RawMessag
 
 func (e *eth) GetTransactionReceipt(ctx context.Context, hash common.Hash) (json.RawMessage, error) {
 	return e.fwd(ctx, "eth_getTransactionReceipt", hash)
+}
+
+func (e *eth) GetTransactionByHash(ctx context.Context, hash common.Hash) (json.RawMessage, error) {
+	return e.fwd(ctx, "eth_getTransactionByHash", hash)
 }
 
 func (e *eth) GetLogs(ctx context.Context, filter json.RawMessage) (json.RawMessage, error) {

@@ -1,8 +1,7 @@
 // Rebuilds ../Permit2.bin, ../x402ExactPermit2Proxy.bin, ../x402UptoPermit2Proxy.bin
 // and their .abi.json from the published sources under ../src, with the compilers
 // and settings their projects build with (../README.md), and prints each creation
-// code's SHA-256 and the address the deterministic CREATE2 deployer gives it with
-// the published salt. Run from this directory: npm ci && node build.js
+// code's size and SHA-256. Run from this directory: npm ci && node build.js
 "use strict";
 const fs = require("fs");
 const path = require("path");
