@@ -110,6 +110,23 @@ func (f *Fetcher) doer() Doer {
 	return d
 }
 
+// bodyHonoursContext reports a Doer whose response bodies end when their
+// request's context does: an *http.Client sending through net/http's own
+// *http.Transport (the transport closes a body read past the deadline).
+// Any other Doer has its body closed at the deadline by the fetch itself.
+func bodyHonoursContext(d Doer) bool {
+	c, ok := d.(*http.Client)
+	if !ok {
+		return false
+	}
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	_, ok = rt.(*http.Transport)
+	return ok
+}
+
 // Fetch gets the ATR at link and returns its bytes exactly as received, or a
 // *FetchError.
 //
@@ -179,7 +196,8 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 	req.URL, req.Host = target, target.Host
 	req.Header = http.Header{"Accept-Encoding": {"identity"}}
 
-	resp, err := f.doer().Do(req)
+	doer := f.doer()
+	resp, err := doer.Do(req)
 	// net/http may hand back a response that raced the deadline (a server
 	// answering because our cancellation closed its request): past the
 	// deadline nothing counts.
@@ -194,9 +212,12 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 		rc = http.NoBody
 	}
 	defer rc.Close()
-	// A Doer whose body ignores the context still stops at the deadline.
-	stop := context.AfterFunc(ctx, func() { rc.Close() })
-	defer stop()
+	// A Doer whose body ignores the context still stops at the deadline
+	// (net/http's own transport ends a body at its request's deadline).
+	if !bodyHonoursContext(doer) {
+		stop := context.AfterFunc(ctx, func() { rc.Close() })
+		defer stop()
+	}
 
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 ||
 		resp.Request != nil && resp.Request.URL != nil && !sameTarget(resp.Request.URL, target) {
@@ -336,11 +357,11 @@ func sameTarget(got, want *url.URL) bool {
 		got.RequestURI() == want.RequestURI()
 }
 
-// requestURL builds the URL to request from an https link the way WHATWG
-// parses it. The path is handed to net/http so that it is sent byte for byte:
+// buildRequestURL builds the URL to request from an https link the way
+// WHATWG parses it (requestURL remembers the last one). The path is handed to net/http so that it is sent byte for byte:
 // as Path/RawPath when net/url would write it back unchanged, otherwise as
 // Opaque (net/url would re-escape, say, a "%zz" or a '{').
-func requestURL(link string) (*url.URL, bool) {
+func buildRequestURL(link string) (*url.URL, bool) {
 	if !IsHTTPSLink(link) {
 		return nil, false
 	}

@@ -264,3 +264,30 @@ func FuzzCheckLink(f *testing.F) {
 		})
 	})
 }
+
+// TestRequestURLMemo: the last link's request URL is kept, and each caller
+// gets its own copy of it; another link is parsed afresh.
+func TestRequestURLMemo(t *testing.T) {
+	a, b := "https://atr.seller.example/x/../terms?v=1", "https://0x7f.1:8443/%7Bt%7D"
+	first, ok := requestURL(a)
+	if !ok {
+		t.Fatal(a)
+	}
+	want := first.String()
+	first.Path, first.Host = "/changed", "elsewhere.example"
+	again, ok := requestURL(a)
+	if !ok || again == first || again.String() != want {
+		t.Fatalf("the memo gave %v (%v), want a copy of %s", again, ok, want)
+	}
+	built, _ := buildRequestURL(a)
+	if built.String() != want {
+		t.Fatalf("built %s, memo %s", built, want)
+	}
+	other, ok := requestURL(b)
+	if built, _ := buildRequestURL(b); !ok || other.String() != built.String() || other.String() == want {
+		t.Fatalf("%s gave %v", b, other)
+	}
+	if _, ok := requestURL("http://atr.seller.example/"); ok {
+		t.Fatal("an http link was made a request URL")
+	}
+}

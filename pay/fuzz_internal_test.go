@@ -54,9 +54,22 @@ func FuzzOffersOf(f *testing.F) {
 			h.Set("WWW-Authenticate", authenticate)
 		}
 		cost.Bound(t, len(required)+len(authenticate), func() {
-			for _, o := range offersOf(h, nil) {
+			fresh := offersOf(h, nil, false)
+			for _, o := range fresh {
 				if o.bad == nil && o.doc == nil {
 					t.Fatalf("an offer with neither a document nor a refusal: %+v", o)
+				}
+			}
+			// The memo answers what decoding does, on a miss and a hit.
+			for range 2 {
+				shared := offersOf(h, nil, true)
+				if len(shared) != len(fresh) {
+					t.Fatalf("%d offers from the memo, %d decoded", len(shared), len(fresh))
+				}
+				for i := range shared {
+					if (shared[i].bad == nil) != (fresh[i].bad == nil) || !jsonv.Equal(shared[i].doc, fresh[i].doc) {
+						t.Fatalf("offer %d: memo %+v, decoded %+v", i, shared[i], fresh[i])
+					}
 				}
 			}
 		})

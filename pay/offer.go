@@ -8,7 +8,6 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/mpp"
-	"github.com/termsgate/termsgate/rails/x402"
 )
 
 // The protocols a 402 can ask to be paid in: Result.Protocol, and the
@@ -43,11 +42,15 @@ type offer struct {
 // WWW-Authenticate is parsed only when one of its values mentions
 // "payment": a 402 with only other schemes' challenges (even malformed ones)
 // is no MPP offer and is returned as it came, as before MPP was paid.
-func offersOf(h http.Header, out []offer) []offer {
+//
+// With shared, a PAYMENT-REQUIRED equal to the last one decoded is answered
+// with the same document (required_memo.go): the caller passes it only when
+// nothing but the pairings will see the document.
+func offersOf(h http.Header, out []offer, shared bool) []offer {
 	if required := h.Values(HeaderRequired); len(required) > 0 {
 		o := offer{protocol: ProtocolX402}
 		if len(required) == 1 {
-			if doc, err := guarded(func() (*jsonv.Object, error) { return x402.DecodeHeader(required[0]) }); err == nil {
+			if doc, err := guarded(func() (*jsonv.Object, error) { return decodeRequired(required[0], shared) }); err == nil {
 				o.doc = doc
 			}
 		}

@@ -381,6 +381,12 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	if err != nil {
 		return err
 	}
+	return p.allowSummarized(ctx, ps, s)
+}
+
+// allowSummarized is Allow with ps's summary already read (a Transport's
+// attempt reads it once for every policy and its hooks).
+func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s Summary) error {
 	now := p.now()
 	if s.Unbound && !p.unbound {
 		return refuseAsked(DetailUnboundNotAllowed, s, s.Counted(now), "the offer publishes no terms")
@@ -423,14 +429,19 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	type want struct {
 		key             BudgetKey
 		amount, ceiling *big.Int
-		what            string
+		what            func() string // only when refused: the strings cost allocations
 	}
-	wants := []want{{key, counted, lim.budget, "budget " + fmt.Sprint(lim.budget)}}
+	var buf [3]want
+	wants := append(buf[:0], want{key, counted, lim.budget, func() string { return "budget " + fmt.Sprint(lim.budget) }})
 	if lim.budgetUSD != nil {
-		wants = append(wants, want{usdKey(s.Network, s.Asset), atto(usd), lim.budgetUSD, "budget " + dollars(new(big.Rat).SetFrac(lim.budgetUSD, attoPerUSD)) + " in this asset"})
+		wants = append(wants, want{usdKey(s.Network, s.Asset), atto(usd), lim.budgetUSD, func() string {
+			return "budget " + dollars(new(big.Rat).SetFrac(lim.budgetUSD, attoPerUSD)) + " in this asset"
+		}})
 	}
 	if p.totalUSD != nil {
-		wants = append(wants, want{TotalUSDKey, atto(usd), p.totalUSD, "budget " + dollars(new(big.Rat).SetFrac(p.totalUSD, attoPerUSD)) + " in all"})
+		wants = append(wants, want{TotalUSDKey, atto(usd), p.totalUSD, func() string {
+			return "budget " + dollars(new(big.Rat).SetFrac(p.totalUSD, attoPerUSD)) + " in all"
+		}})
 	}
 	ids := make([]string, 0, len(wants))
 	for _, w := range wants {
@@ -440,7 +451,7 @@ func (p *Policy) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 				_ = p.budget.Release(ctx, ids[i])
 			}
 			if errors.Is(err, ErrBudgetExhausted) {
-				return refuseAsked(DetailBudgetExhausted, s, counted, w.what)
+				return refuseAsked(DetailBudgetExhausted, s, counted, w.what())
 			}
 			return refuseAsked(DetailBudgetUnavailable, s, counted, err.Error())
 		}

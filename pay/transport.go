@@ -33,7 +33,6 @@ import (
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/mpp"
-	"github.com/termsgate/termsgate/rails/x402"
 )
 
 // The x402 v2 headers.
@@ -253,7 +252,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	var buf [2]offer // no allocation for the list on the paying path
-	offers := offersOf(resp.Header, buf[:0])
+	offers := offersOf(resp.Header, buf[:0], t.InputsFor == nil)
 	if len(offers) == 0 {
 		return resp, nil
 	}
@@ -473,7 +472,7 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	}
 	switch o.protocol {
 	case ProtocolX402:
-		res.HeaderName, res.Header, res.PaymentID = HeaderSignature, x402.EncodeHeader(tx.Signed), paymentID(tx.Signed)
+		res.HeaderName, res.Header, res.PaymentID = HeaderSignature, encodeHeader(tx.Signed), paymentID(tx.Signed)
 	case ProtocolMPP:
 		cred, ok := jsonv.AsObject(tx.Signed)
 		if !ok || cred == nil {
@@ -531,7 +530,13 @@ func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 	}
 	a.ps, a.summary = ps, s
 	for _, p := range a.policies {
-		if err := p.Allow(ctx, ps); err != nil {
+		var err error
+		if pp, ok := p.(*Policy); ok && pp != nil {
+			err = pp.allowSummarized(ctx, ps, s) // the summary read once
+		} else {
+			err = p.Allow(ctx, ps)
+		}
+		if err != nil {
 			a.release(ctx)
 			return err
 		}
