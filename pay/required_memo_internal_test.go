@@ -60,4 +60,3 @@ func TestDecodeRequiredMemo(t *testing.T) {
 		t.Error("the memo held two headers")
 	}
 }
-
