@@ -32,7 +32,8 @@ func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut boo
 	if reg == nil {
 		reg = defaultRegistry()
 	}
-	var candidates []rails.Pairing
+	var buf [16]rails.Pairing
+	candidates := buf[:0]
 	for _, p := range reg.All() {
 		if rails.Namespace(p.ID()) == ns {
 			candidates = append(candidates, p)
