@@ -1,8 +1,10 @@
-// Package settledemo is `termsgate demo --settle`: the x402 demo on a real
-// EVM. The seller settles the payment it received with the token's
-// transferWithAuthorization, as a facilitator does, on go-ethereum's
-// simulated chain in this process, and the demo reads H back out of the
-// landed AuthorizationUsed log.
+// Package settledemo is `termsgate demo --settle`: x402 demos on a real EVM,
+// go-ethereum's simulated chain in this process. For x402/exact/eip155/eip3009
+// the seller settles the payment it received with the token's
+// transferWithAuthorization, as a facilitator does, and the demo reads H back
+// out of the landed AuthorizationUsed log; for the two Permit2 pairings
+// (permit2.go) it settles through x402's proxy on Permit2 and the demo reads
+// H back from the landed call and Permit2's nonce record.
 //
 // It compiles go-ethereum's whole node, which the termsgate binary leaves out
 // by default (internal/depcheck): Register gives the x402 demo row its
@@ -38,9 +40,14 @@ import (
 var once sync.Once
 
 // Register makes `termsgate demo --settle` run Settle for the x402 row
-// (x402/exact/eip155/eip3009). Calling it again does nothing.
+// (x402/exact/eip155/eip3009) and SettlePermit2 for the exact and upto
+// Permit2 rows. Calling it again does nothing.
 func Register() {
-	once.Do(func() { demo.SetSettle(evm.ExactEIP3009ID, Settle) })
+	once.Do(func() {
+		demo.SetSettle(evm.ExactEIP3009ID, Settle)
+		demo.SetSettle(evm.ExactPermit2ID, SettlePermit2(evm.ExactPermit2ID))
+		demo.SetSettle(evm.UptoPermit2ID, SettlePermit2(evm.UptoPermit2ID))
+	})
 }
 
 // Settle pays a loopback seller of the demo's terms, has it settle on the
