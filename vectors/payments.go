@@ -35,6 +35,8 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/eip155/erc7710-salt":   b6("x402-exact-eip155-erc7710-salt.json"),
 		"x402/exact/eip155/erc7710":        b6("x402-exact-eip155-erc7710.json"),
 		"mpp/charge/usdc/gateway":          b6("mpp-charge-usdc-gateway.json"),
+		"mpp/charge/solana":                b6("mpp-charge-solana.json"),
+		"mpp/charge/usdc/solana":           b6("mpp-charge-usdc-solana.json"),
 		"x402/batch-settlement/eip155":     batchB6("x402/batch-settlement/eip155"),
 		"x402/batch-settlement/solana":     batchB6("x402/batch-settlement/solana"),
 		"x402/batch-settlement/cloudflare": r.get(r.file("x402-batch-settlement.json"), "EC1", "payload"),

@@ -35,6 +35,8 @@ func Default() *rails.Registry {
 		solana.Exact{},
 		solana.Batch{},
 		solana.Session{},
+		solana.Charge{},
+		solana.ChargeUSDC{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

@@ -52,6 +52,8 @@ func Network(v jsonv.Value) (string, error) {
 		if kind, p, err := USDCProfile(c.Details); err == nil && kind == "evm" {
 			chain, _ := ChainIDOf(p, "chainId")
 			return eip155(chain), nil
+		} else if err == nil && kind == "solana" {
+			return SolanaChargeNetwork(p, true)
 		}
 	}
 	return "", refuse(CodeNetworkUnnamed)

@@ -71,7 +71,8 @@ func IsCAIP2(s string) bool { return caip2.MatchString(s) }
 // recipient addresses, credentialTypes (where present) only
 // "authorization". Gateway: 1–32 CAIP-2 acceptedSources, a CAIP-2
 // destinationNetwork, a decimal maxFee, credentialTypes only "transfer".
-// Solana and Stacks are only named: termsgate builds neither.
+// Solana: the Solana charge's request check over the profile's details,
+// network required (methods_solana_charge.go). Stacks is only named.
 func usdcCharge(r, d *jsonv.Object) ([]string, error) {
 	kind, p, err := USDCProfile(d)
 	if err != nil {
@@ -89,6 +90,10 @@ func usdcCharge(r, d *jsonv.Object) ([]string, error) {
 		}
 	}
 	switch kind {
+	case "solana":
+		if err := SolanaChargeRequest(r, p, true); err != nil {
+			return nil, err
+		}
 	case "evm":
 		if !isPositiveInt(p, "chainId") || !isAddressAt(r, "currency") || !isAddressAt(r, "recipient") {
 			return nil, refuse(CodeRequestMalformed)
