@@ -37,3 +37,21 @@ func TestDemoSession(t *testing.T) {
 		}
 	}
 }
+
+// The MPP charge demos: one signature whose LCP memo is the request's
+// externalId; the seller verifies it with solana-go and co-signs; the
+// lying link is declined unsigned.
+func TestDemoCharge(t *testing.T) {
+	for _, rail := range []string{"mpp/charge/solana", "mpp/charge/usdc/solana"} {
+		out, paid, err := demo.Play(context.Background(), rail, "")
+		if err != nil || paid != "0.001 USDC (1000 atomic units) on "+Devnet {
+			t.Fatalf("%s demo: %v (paid %q)\n%s", rail, err, paid, out)
+		}
+		for _, want := range []string{"signer calls: 1", "request.externalId = lcp:sha256:0x8b1e", "verified the payer's signature", "answered 200",
+			"declined hash-mismatch; signer calls for it: 0"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s demo output lacks %q:\n%s", rail, want, out)
+			}
+		}
+	}
+}

@@ -95,11 +95,11 @@ func (s chargeSpec) choose(read rails.Read, account string, inputs *jsonv.Object
 		return nil, rails.Refuse(mpp.CodeNoPayableOption)
 	}
 	for _, v := range read.Options {
-		if !mpp.OffersPlaced(v, s.id) {
-			continue
-		}
+		// One check as placed (the opaque's LCP keys are the seller's
+		// placement) names the pairings offered: OffersPlaced would check
+		// the challenge a second time.
 		checked, err := mpp.CheckChallenge(v, true)
-		if err != nil {
+		if err != nil || !checked.Offers(s.id) {
 			continue
 		}
 		if n, err := s.network(checked); err != nil || n != acct.Network() {
@@ -635,4 +635,32 @@ func placeExternalID(challenge *jsonv.Object, h atr.Hash, occupied string) (*jso
 	out := challenge.Clone()
 	out.Set("request", mpp.EncodeObject(request))
 	return out, nil
+}
+
+// ChargeCurrency is the request currency ("sol" or a mint) of the first
+// challenge in doc that offers pairing (mpp/charge/solana or
+// mpp/charge/usdc/solana) on account's network: what the buyer's chain
+// reads are for. ok false when there is none.
+func ChargeCurrency(pairing string, doc jsonv.Value, account string) (string, bool) {
+	spec := solanaCharge
+	if pairing == ChargeUSDCID {
+		spec = usdcCharge
+	} else if pairing != ChargeID {
+		return "", false
+	}
+	read, err := mpp.Read(doc)
+	acct, _, ok := accountKey(account)
+	if err != nil || !ok {
+		return "", false
+	}
+	for _, v := range read.Options {
+		checked, err := mpp.CheckChallenge(v, true)
+		if err != nil || !checked.Offers(spec.id) {
+			continue
+		}
+		if n, err := spec.network(checked); err == nil && n == acct.Network() {
+			return mpp.String(checked.Request, "currency"), true
+		}
+	}
+	return "", false
 }

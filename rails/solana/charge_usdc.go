@@ -33,7 +33,9 @@ var (
 
 func (ChargeUSDC) ID() string { return ChargeUSDCID }
 
-func (ChargeUSDC) Pattern() rails.Pattern { return rails.Pattern{Name: "native-field", PublicProof: true} }
+func (ChargeUSDC) Pattern() rails.Pattern {
+	return rails.Pattern{Name: "native-field", PublicProof: true}
+}
 
 func (ChargeUSDC) Read(doc jsonv.Value) (rails.Read, error) { return mpp.Read(doc) }
 

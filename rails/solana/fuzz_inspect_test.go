@@ -11,12 +11,12 @@ import (
 )
 
 // FuzzInspectWire: inspect's reader of a bare wire transaction (run without
-// its guard; the input as base64 and as base58) and the x402/exact/solana
-// and mpp/session/solana Inspect with it in their vector payment's place
-// never panic and stay within the time bound; a pairing's inspection names
+// its guard; the input as base64 and as base58) and the x402/exact/solana,
+// mpp/session/solana, mpp/charge/solana and mpp/charge/usdc/solana Inspect
+// with it in their vector payment's place never panic and stay within the time bound; a pairing's inspection names
 // the H its Bound reads. Seeded with the vectors' wire transactions.
 func FuzzInspectWire(f *testing.F) {
-	for _, file := range []string{"x402-exact-solana.json", "mpp-session-hedera-solana-xrpl.json", "x402-batch-settlement.json"} {
+	for _, file := range []string{"x402-exact-solana.json", "mpp-session-hedera-solana-xrpl.json", "x402-batch-settlement.json", "mpp-charge-solana.json"} {
 		seeds, err := vectors.Strings(file, "wireBase64", "transaction")
 		if err != nil {
 			f.Fatal(err)
@@ -39,7 +39,7 @@ func FuzzInspectWire(f *testing.F) {
 					_ = jsonv.Marshal(in.JSON())
 				}
 			}
-			for _, p := range []rails.Pairing{Exact{}, Session{}} {
+			for _, p := range []rails.Pairing{Exact{}, Session{}, Charge{}, ChargeUSDC{}} {
 				pay := jsonv.Clone(payments[p.ID()]).(*jsonv.Object)
 				payload, _ := pay.GetObject("payload")
 				payload.Set("transaction", text)

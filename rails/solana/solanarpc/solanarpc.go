@@ -153,9 +153,9 @@ func (c *Client) Inputs(ctx context.Context, mint string) (*jsonv.Object, error)
 // InputsFor is pay.Transport.InputsFor for the Solana pairings: the inputs
 // for the mint of the first option on the account's network in doc
 // (x402/exact/solana: Inputs; x402/batch-settlement/solana: BatchInputs,
-// the account's key authorizing vouchers). Any other pairing, or a document
-// the pairing does not read, has none (nil, nil): the gate then declines
-// the offer on its own terms.
+// the account's key authorizing vouchers; the MPP charges: ChargeInputs).
+// Any other pairing, or a document the pairing does not read, has none
+// (nil, nil): the gate then declines the offer on its own terms.
 func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
 	var read rails.Read
 	var err error
@@ -164,6 +164,8 @@ func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value,
 		read, err = solana.Exact{}.Read(doc)
 	case solana.BatchID:
 		read, err = solana.Batch{}.Read(doc)
+	case solana.ChargeID, solana.ChargeUSDCID:
+		return c.chargeInputsFor(ctx, pairing, doc, account)
 	default:
 		return nil, nil
 	}
