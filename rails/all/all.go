@@ -6,6 +6,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/lightning"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -46,5 +47,6 @@ func Default() *rails.Registry {
 		xrpl.Session{},
 		stellar.Exact{},
 		stellar.Charge{},
+		lightning.Exact{},
 	)
 }
