@@ -82,7 +82,7 @@ func withMetadata(want bool) func(*jsonv.Object) bool {
 		if !ok {
 			return false
 		}
-		in, _, _, err := parse(inv)
+		in, err := parsed(inv)
 		return err == nil && in.Has(fieldM) == want
 	}
 }
@@ -374,4 +374,11 @@ func inspectX402(id string, payment jsonv.Value, h, whereH string) (rails.Inspec
 	return rails.Inspection{Pairing: id, Kind: "payment", Grant: g, H: h, WhereH: whereH,
 		Details: jsonv.Obj("paymentHash", hex.EncodeToString(in.PaymentHash[:]), "requestHash", rh,
 			"requestBindingProfile", profile, "invoiceTimestamp", strconv.FormatInt(in.Timestamp, 10))}, nil
+}
+
+// InvoiceOf is an x402 Lightning option's extra.invoice, "" when it has none.
+func InvoiceOf(option jsonv.Value) string {
+	o, _ := jsonv.AsObject(option)
+	inv, _ := lnOption(o)
+	return inv
 }

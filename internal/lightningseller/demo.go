@@ -1,0 +1,141 @@
+package lightningseller
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/lightning"
+	"github.com/termsgate/termsgate/rails/lightning/lnd"
+	"github.com/termsgate/termsgate/rails/x402"
+	"github.com/termsgate/termsgate/signer"
+)
+
+// DemoBody is what the demo's paid request gets.
+var DemoBody = []byte(`{"report":"q3","rows":42}` + "\n")
+
+// PayerHost is the host name the buyer's node answers on.
+const PayerHost = "node.payer.example"
+
+func init() {
+	demo.Register(demo.Row{Pairing: lightning.ExactID, Aliases: []string{"lnbtc"},
+		About: "21 sat over Lightning: an invoice whose m field the seller's node signs with H; the agreement paid first (EIP-3009), then the buyer's LND node pays the invoice", Run: demoExact})
+}
+
+// Network is a seller and the buyer's node on one loopback TLS server.
+type Network struct {
+	Seller *Seller
+	Payer  *Payer
+	Server *loopback.Server
+}
+
+// Start serves seller and a payer node that can route to its node.
+func Start(seller *Seller) (*Network, error) {
+	payer := &Payer{Key: PayerKey(), Macaroon: []byte("demo-macaroon"), Receivers: []*Receiver{seller.Node}}
+	names := append(append([]string(nil), loopback.DefaultNames...), PayerHost)
+	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hostOnly(r.Host) == PayerHost {
+			payer.ServeHTTP(w, r)
+			return
+		}
+		seller.ServeHTTP(w, r)
+	}), names...)
+	if err != nil {
+		return nil, err
+	}
+	return &Network{Seller: seller, Payer: payer, Server: srv}, nil
+}
+
+// Node dials the payer's node over its REST API.
+func (n *Network) Node(ctx context.Context) (*lnd.Node, error) {
+	return lnd.Dial(ctx, "https://"+PayerHost, n.Payer.Macaroon, n.Server.Client())
+}
+
+func (n *Network) Close() { n.Server.Close() }
+
+// demoExact pays the seller's x402/exact/lnbtc offer: the terms fetched and
+// compared, the agreement paid with EIP-3009 and its receipt read, then the
+// payer's node pays the invoice and the preimage is the payment.
+func demoExact(ctx context.Context, s *demo.Session) error {
+	say, fail := s.Say, demo.Fail
+	seller := New(demo.ATR, DemoBody)
+	net, err := Start(seller)
+	if err != nil {
+		return fail("cannot start the local seller:", err)
+	}
+	defer net.Close()
+	client := net.Server.Client()
+	node, err := net.Node(ctx)
+	if err != nil {
+		return fail("the payer's node:", err)
+	}
+	payer := demo.Count(node)
+	key, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	if err != nil {
+		return err
+	}
+	agreer := demo.Count(key)
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	url := seller.ResourceURL()
+	say("termsgate demo: a Lightning seller (%s) on %s, TLS, loopback only", lightning.ExactID, net.Server.Listener.Addr())
+	say("payer node: %s (LND REST at https://%s)", node.Account(), PayerHost)
+	say("agreement payer: %s (the published Anvil development key)", key.Account())
+	say("")
+	say("1. GET %s", url)
+	resp, _, err := demo.Get(ctx, client, url, "", "")
+	if err != nil {
+		return fail(err)
+	}
+	offer := resp.Header.Get("PAYMENT-REQUIRED")
+	doc, err := x402.DecodeHeader(offer)
+	if resp.StatusCode != http.StatusPaymentRequired || err != nil {
+		return fail("the seller did not answer 402 with a readable PAYMENT-REQUIRED:", err)
+	}
+	say("   402: a BOLT11 invoice for 21 sat whose m field is H = %s, signed by the seller's node", seller.Hash())
+	say("2. the gate fetches the terms and compares SHA-256 with H; a Lightning payment is no public proof, so it")
+	say("   asks the agreement URL what an agreement costs and returns that for approval, paying nothing")
+	opts := &gate.TransactOptions{AgreementSigner: agreer,
+		Inputs: jsonv.Obj("request", jsonv.Obj("method", "GET", "url", url))}
+	first, err := g.Transact(ctx, doc, lightning.ExactID, payer, opts)
+	if err != nil {
+		return fail("the gate declined:", err)
+	}
+	if first.Approve == nil {
+		return fail("no approval asked")
+	}
+	a := first.Approve
+	amount, _ := a.Option.GetString("amount")
+	say("   approval asked: %s atomic unit of USDC at %s (node payments so far: %d)", amount, a.URL, payer.Calls())
+	say("3. approved: the agreement is paid by EIP-3009 with nonce H and its receipt read; then the node pays the invoice")
+	opts.Approved = a
+	paid, err := g.Transact(ctx, doc, lightning.ExactID, payer, opts)
+	if err != nil {
+		return fail("the gate declined:", err)
+	}
+	if paid.Agreement == nil {
+		return fail("no agreement receipt")
+	}
+	say("   receipt: agreed to %s (agreement signatures: %d); node payments: %d", paid.Agreement.ATRHash, agreer.Calls(), payer.Calls())
+	h, _ := lightning.Exact{}.Bound(paid.Signed)
+	say("4. the payment is the preimage; the paid invoice's m reads back H = %s", h)
+	resp, body, err := demo.Get(ctx, client, url, "PAYMENT-SIGNATURE", x402.EncodeHeader(paid.Signed))
+	if err != nil {
+		return fail(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fail("the seller refused the payment:", seller.LastRejection())
+	}
+	say("   the seller checked its node's signature, the preimage, its node's settlement and the agreement: %d, %s",
+		resp.StatusCode, string(body[:len(body)-1]))
+	if err := s.KeepPayment(demo.ATR, offer, paid.Signed); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(strconv.Itoa(AmountMsat), lightning.Decimals, "BTC", lightning.Mainnet) + " (21 sat), after an agreement payment of " +
+		demo.Amount(amount, 6, "USDC", "eip155:84532"))
+	return nil
+}

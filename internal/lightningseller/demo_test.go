@@ -1,0 +1,24 @@
+package lightningseller
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/termsgate/termsgate/internal/demo"
+)
+
+// The lnbtc demo: approval asked with nothing paid, one agreement
+// signature, the receipt, one node payment, and the seller's 200.
+func TestDemoExactPaysEndToEnd(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "lnbtc", "")
+	if err != nil || paid == "" {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"node payments so far: 0", "agreement signatures: 1); node payments: 1",
+		"reads back H = 0x8b1e", ": 200, "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
