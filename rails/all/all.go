@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/lightning"
@@ -48,5 +49,6 @@ func Default() *rails.Registry {
 		stellar.Exact{},
 		stellar.Charge{},
 		lightning.Exact{},
+		algorand.Exact{},
 	)
 }

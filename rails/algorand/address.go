@@ -1,0 +1,104 @@
+package algorand
+
+import (
+	"crypto/sha512"
+	"encoding/base32"
+	"encoding/base64"
+	"strings"
+)
+
+// An Algorand address is the account's Ed25519 public key followed by the
+// last 4 bytes of its SHA-512/256, in base32 without padding: 58
+// characters (docs/algorand.md, "Addresses").
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// AddressLen is the length of an address in characters.
+const AddressLen = 58
+
+// Address encodes a public key as its address.
+func Address(pub [32]byte) string {
+	sum := sha512.Sum512_256(pub[:])
+	var raw [36]byte
+	copy(raw[:], pub[:])
+	copy(raw[32:], sum[28:])
+	return b32.EncodeToString(raw[:])
+}
+
+// ParseAddress reads an address back to its public key: 58 characters of
+// the base32 alphabet (upper case, no padding, zero trailing bits) whose
+// checksum matches.
+func ParseAddress(s string) ([32]byte, bool) {
+	var pub [32]byte
+	if len(s) != AddressLen {
+		return pub, false
+	}
+	raw, err := b32.DecodeString(s)
+	if err != nil || len(raw) != 36 || b32.EncodeToString(raw) != s { // one spelling: no stray trailing bits
+		return pub, false
+	}
+	copy(pub[:], raw)
+	sum := sha512.Sum512_256(pub[:])
+	if string(sum[28:]) != string(raw[32:]) {
+		return pub, false
+	}
+	return pub, true
+}
+
+// IsAddress reports whether v is a string that is an address.
+func IsAddress(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	_, ok = ParseAddress(s)
+	return ok
+}
+
+// NetworkPrefix is the CAIP-2 namespace of Algorand networks.
+const NetworkPrefix = "algorand:"
+
+// NetworkOf is the CAIP-2 network of a genesis hash: algorand: and the
+// first 32 characters of the hash's URL-safe base64.
+func NetworkOf(genesisHash [32]byte) string {
+	return NetworkPrefix + base64.URLEncoding.EncodeToString(genesisHash[:])[:32]
+}
+
+// IsNetwork reports whether n is algorand: and 32 characters of the
+// URL-safe base64 alphabet.
+func IsNetwork(n string) bool {
+	ref, ok := strings.CutPrefix(n, NetworkPrefix)
+	if !ok || len(ref) != 32 {
+		return false
+	}
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Networks whose genesis hashes are published
+// (https://dev.algorand.co/concepts/protocol/networks/ lists them).
+const (
+	MainNet = "algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k"
+	TestNet = "algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDe"
+)
+
+// knownDecimals are Circle's USDC assets on Algorand
+// (https://developers.circle.com/stablecoins/usdc-contract-addresses), the
+// only assets whose decimals a summary states without asking the chain.
+var knownDecimals = map[[2]string]int{
+	{MainNet, "31566704"}: 6,
+	{TestNet, "10458941"}: 6,
+}
+
+// KnownDecimals is the decimals of a known asset on network, else -1.
+func KnownDecimals(network, asset string) int {
+	if d, ok := knownDecimals[[2]string{network, asset}]; ok {
+		return d
+	}
+	return -1
+}

@@ -1,0 +1,246 @@
+package algorand
+
+import (
+	"crypto/sha512"
+	"errors"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// Txn is one Algorand transaction of the two types a payment uses: pay
+// (ALGO) and axfer (an asset). Zero fields are absent on the wire.
+type Txn struct {
+	Type        string // "pay" or "axfer"
+	Sender      [32]byte
+	Fee         uint64
+	FirstValid  uint64
+	LastValid   uint64
+	GenesisID   string
+	GenesisHash [32]byte
+	Note        []byte
+	Group       [32]byte
+	Lease       [32]byte
+	RekeyTo     [32]byte
+
+	Receiver [32]byte // pay
+	Amount   uint64
+	CloseTo  [32]byte
+
+	AssetID       uint64 // axfer
+	AssetAmount   uint64
+	AssetReceiver [32]byte
+	AssetCloseTo  [32]byte
+	AssetSender   [32]byte // a clawback's source
+}
+
+// Limits of what a reader takes.
+const (
+	MaxNote       = 4096 // bytes: Algorand's own note limit is 1024; a longer one is no transaction
+	MaxGenesisID  = 64
+	MaxTxnLife    = 1000 // rounds: the protocol's MaxTxnLife
+	addlSignBytes = 75   // what a single signature adds to a transaction's size, for the fee estimate
+)
+
+func addr(b [32]byte) Value {
+	if b == [32]byte{} {
+		return Value{Kind: KindBin}
+	}
+	return Bin(append([]byte(nil), b[:]...))
+}
+
+// Value is the transaction as its canonical msgpack map.
+func (t *Txn) Value() Value {
+	e := []Entry{
+		{"type", Str(t.Type)}, {"snd", addr(t.Sender)}, {"fee", Uint(t.Fee)}, {"fv", Uint(t.FirstValid)},
+		{"lv", Uint(t.LastValid)}, {"gen", Str(t.GenesisID)}, {"gh", addr(t.GenesisHash)}, {"note", Bin(t.Note)},
+		{"grp", addr(t.Group)}, {"lx", addr(t.Lease)}, {"rekey", addr(t.RekeyTo)},
+	}
+	switch t.Type {
+	case "pay":
+		e = append(e, Entry{"rcv", addr(t.Receiver)}, Entry{"amt", Uint(t.Amount)}, Entry{"close", addr(t.CloseTo)})
+	case "axfer":
+		e = append(e, Entry{"xaid", Uint(t.AssetID)}, Entry{"aamt", Uint(t.AssetAmount)}, Entry{"arcv", addr(t.AssetReceiver)},
+			Entry{"aclose", addr(t.AssetCloseTo)}, Entry{"asnd", addr(t.AssetSender)})
+	}
+	return Map(e...)
+}
+
+// Bytes is the transaction's canonical msgpack.
+func (t *Txn) Bytes() []byte { return Encode(t.Value()) }
+
+// SigningBytes is what the sender signs: "TX" and the canonical msgpack.
+func (t *Txn) SigningBytes() []byte { return append([]byte("TX"), t.Bytes()...) }
+
+// RawID is the transaction's id: SHA-512/256 of its signing bytes.
+func (t *Txn) RawID() [32]byte { return sha512.Sum512_256(t.SigningBytes()) }
+
+// ID is the id as Algorand writes it: base32, 52 characters.
+func (t *Txn) ID() string { id := t.RawID(); return b32.EncodeToString(id[:]) }
+
+// GroupID is the id of a group of transactions (without their grp field):
+// SHA-512/256 of "TG" and the msgpack of {txlist: [their raw ids]}.
+func GroupID(txns []*Txn) [32]byte {
+	ids := make([]Value, len(txns))
+	for i, t := range txns {
+		id := t.RawID()
+		ids[i] = Bin(id[:])
+	}
+	return sha512.Sum512_256(append([]byte("TG"), Encode(Map(Entry{"txlist", Array(ids...)}))...))
+}
+
+// SuggestedFee is the fee algod's suggested parameters ask of t: perByte
+// times its size once signed, and at least minFee. false when it overflows.
+func SuggestedFee(t Txn, perByte, minFee uint64) (uint64, bool) {
+	t.Fee = perByte
+	hi, fee := bits.Mul64(perByte, uint64(len(t.Bytes())+addlSignBytes))
+	if hi != 0 {
+		return 0, false
+	}
+	if fee < minFee {
+		fee = minFee
+	}
+	return fee, true
+}
+
+// Errors of ReadTxn.
+var (
+	ErrTxnShape = errors.New("algorand: not a pay or axfer transaction this reader knows (a field of the wrong kind, or one it does not read)")
+)
+
+// txnFields are the fields ReadTxn reads, and the kind each has.
+var txnFields = map[string]Kind{
+	"type": KindStr, "snd": KindBin, "fee": KindUint, "fv": KindUint, "lv": KindUint, "gen": KindStr, "gh": KindBin,
+	"note": KindBin, "grp": KindBin, "lx": KindBin, "rekey": KindBin,
+	"rcv": KindBin, "amt": KindUint, "close": KindBin,
+	"xaid": KindUint, "aamt": KindUint, "arcv": KindBin, "aclose": KindBin, "asnd": KindBin,
+}
+
+var payOnly = map[string]bool{"rcv": true, "amt": true, "close": true}
+var axferOnly = map[string]bool{"xaid": true, "aamt": true, "arcv": true, "aclose": true, "asnd": true}
+
+// ReadTxn reads a transaction map: a pay or an axfer, every field of the
+// kind and length it has, none it does not read, none of the other type's.
+func ReadTxn(v Value) (*Txn, error) {
+	if v.Kind != KindMap {
+		return nil, ErrTxnShape
+	}
+	typ, _ := v.Get("type")
+	t := &Txn{Type: string(typ.Bytes)}
+	if typ.Kind != KindStr || t.Type != "pay" && t.Type != "axfer" {
+		return nil, ErrTxnShape
+	}
+	for _, e := range v.Map {
+		k, known := txnFields[e.Key]
+		if !known || e.Value.Kind != k || t.Type == "pay" && axferOnly[e.Key] || t.Type == "axfer" && payOnly[e.Key] {
+			return nil, ErrTxnShape
+		}
+		b := e.Value.Bytes
+		if k == KindBin && e.Key != "note" && len(b) != 32 {
+			return nil, ErrTxnShape
+		}
+		var a [32]byte
+		copy(a[:], b)
+		switch e.Key {
+		case "snd":
+			t.Sender = a
+		case "fee":
+			t.Fee = e.Value.Uint
+		case "fv":
+			t.FirstValid = e.Value.Uint
+		case "lv":
+			t.LastValid = e.Value.Uint
+		case "gen":
+			if len(b) > MaxGenesisID || !utf8.Valid(b) {
+				return nil, ErrTxnShape
+			}
+			t.GenesisID = string(b)
+		case "gh":
+			t.GenesisHash = a
+		case "note":
+			if len(b) > MaxNote {
+				return nil, ErrTxnShape
+			}
+			t.Note = b
+		case "grp":
+			t.Group = a
+		case "lx":
+			t.Lease = a
+		case "rekey":
+			t.RekeyTo = a
+		case "rcv":
+			t.Receiver = a
+		case "amt":
+			t.Amount = e.Value.Uint
+		case "close":
+			t.CloseTo = a
+		case "xaid":
+			t.AssetID = e.Value.Uint
+		case "aamt":
+			t.AssetAmount = e.Value.Uint
+		case "arcv":
+			t.AssetReceiver = a
+		case "aclose":
+			t.AssetCloseTo = a
+		case "asnd":
+			t.AssetSender = a
+		}
+	}
+	return t, nil
+}
+
+// SignedTxn is one entry of a payment group: a transaction and, when its
+// sender signed it, the signature (and the signer, when a rekeyed account's
+// key signed).
+type SignedTxn struct {
+	Txn     Value // the transaction map as read
+	Sig     []byte
+	AuthKey [32]byte
+}
+
+// ErrSignedShape is a signed transaction that is not {sig?, sgnr?, txn}.
+var ErrSignedShape = errors.New("algorand: not a signed transaction ({sig, txn}, a 64-byte signature, a transaction map)")
+
+// DecodeSigned reads a signed transaction's msgpack: canonical, within the
+// caps, a map of txn and optionally sig (64 bytes) and sgnr (32). Multisig
+// and logic signatures are not read.
+func DecodeSigned(b []byte) (*SignedTxn, error) {
+	v, err := Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind != KindMap {
+		return nil, ErrSignedShape
+	}
+	s := &SignedTxn{}
+	for _, e := range v.Map {
+		switch e.Key {
+		case "sig":
+			if e.Value.Kind != KindBin || len(e.Value.Bytes) != 64 {
+				return nil, ErrSignedShape
+			}
+			s.Sig = e.Value.Bytes
+		case "sgnr":
+			if e.Value.Kind != KindBin || len(e.Value.Bytes) != 32 {
+				return nil, ErrSignedShape
+			}
+			copy(s.AuthKey[:], e.Value.Bytes)
+		case "txn":
+			if e.Value.Kind != KindMap {
+				return nil, ErrSignedShape
+			}
+			s.Txn = e.Value
+		default:
+			return nil, ErrSignedShape
+		}
+	}
+	if s.Txn.Kind != KindMap {
+		return nil, ErrSignedShape
+	}
+	return s, nil
+}
+
+// EncodeSigned writes a signed transaction: {sig, txn}, or {txn} alone
+// when sig is nil (an entry another party signs).
+func EncodeSigned(t *Txn, sig []byte) []byte {
+	return Encode(Map(Entry{"sig", Bin(sig)}, Entry{"txn", t.Value()}))
+}
