@@ -46,7 +46,9 @@ func AlgorandFromSeed(seed, network string) (*Algorand, error) {
 }
 
 // AlgorandDev is the published development key on network.
-func AlgorandDev(network string) (*Algorand, error) { return AlgorandFromSeed(AlgorandDevSeed, network) }
+func AlgorandDev(network string) (*Algorand, error) {
+	return AlgorandFromSeed(AlgorandDevSeed, network)
+}
 
 // AlgorandFromSeedFile reads a file holding one seed in hex. The file must
 // not be readable by group or others: the seed is the key.

@@ -367,7 +367,6 @@ func mustU64(t testing.TB, s string) uint64 {
 	return n
 }
 
-
 // TestDecoderCapsMsgpack: decoder-caps.json's msgpack rows through the
 // Algorand rail's caps scan, which every reader of a payment group entry
 // runs first (algorand.Decode).
@@ -397,4 +396,3 @@ func TestDecoderCapsMsgpack(t *testing.T) {
 		})
 	}
 }
-

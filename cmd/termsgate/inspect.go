@@ -15,6 +15,7 @@ import (
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -110,6 +111,12 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 	// 32-bit big-endian number (a zero byte first); a Solana transaction
 	// with its signature count, never zero.
 	if b, ok := stellar.DecodeBase64(s); ok && len(b) > 0 && b[0] != '{' {
+		// An Algorand signed transaction is a msgpack map (0x8_); a
+		// Solana transaction never starts so (it would count 128 or more
+		// signatures).
+		if b[0]&0xf0 == 0x80 {
+			return guard("algorand.InspectSignedTxn", func() (rails.Inspection, error) { return algorand.InspectSignedTxn(s) })
+		}
 		if b[0] == 0 {
 			return guard("stellar.InspectEnvelope", func() (rails.Inspection, error) { return stellar.InspectEnvelope(s) })
 		}
