@@ -120,7 +120,7 @@ var paramKeys = []string{"firstValid", "genesisHash", "genesisId", "minFee", "fe
 
 // Choose takes the first served option on the account's network and the
 // input params; the choice holds both, so Build rebuilds the same group.
-func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
+func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, now int64, _ string) (jsonv.Value, error) {
 	acct, ok := rails.ParseAccount(account)
 	if !ok || acct.Namespace != "algorand" {
 		return nil, rails.Refuse(x402.CodeNoPayableOption)
@@ -148,8 +148,15 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, _ int
 	if _, err := readParams(params); err != nil {
 		return nil, err
 	}
-	return jsonv.Obj("required", read.Required, "accepted", accepted, "payer", acct.Address, "params", params), nil
+	return jsonv.Obj("required", read.Required, "accepted", accepted, "payer", acct.Address, "params", params, "now", now), nil
 }
+
+// RoundInterval bounds how long one round takes when the request's
+// validUntil is estimated: Algorand's rounds take about 2.8 s, so 5 s
+// leaves room for a slow network. The signature is worthless after
+// lastValid, a round, not a time: validUntil is the buyer's own estimate of
+// when that round will have passed, which the spend policy reads.
+const RoundInterval = 5
 
 // Params are algod's suggested parameters, as the build uses them.
 type Params struct {
@@ -185,6 +192,7 @@ type exactUnsigned struct {
 	index              int
 	payer              [32]byte
 	network            string
+	until              int64 // Unix seconds; 0 when the choice names no time
 }
 
 // Build writes the asset transfer with H's LCP string as its note. With
@@ -229,6 +237,15 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	axfer.Type, axfer.AssetID, axfer.AssetAmount, axfer.AssetReceiver = "axfer", assetID, amt, payTo
 	axfer.Note = []byte(mpp.LegalContextValue(h))
 	u := &exactUnsigned{required: required, accepted: accepted, payer: payer, network: network}
+	if nv, has := c.Get("now"); has {
+		now, ok := jsonv.AsSafeInt(nv)
+		if !ok || now < 0 {
+			return nil, malformed
+		}
+		if now > 0 {
+			u.until = now + int64(life)*RoundInterval
+		}
+	}
 	extra, _ := accepted.GetObject("extra")
 	fpText, sponsored := extra.GetString("feePayer")
 	if !sponsored {
@@ -257,14 +274,19 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 }
 
 // KindTxn is the signing request of one Algorand transaction: {kind,
-// network, bytes}, bytes 0x hex of "TX" and the transaction's canonical
-// msgpack, exactly what Ed25519 signs. The answer is the 64-byte signature
-// as 0x hex.
+// network, bytes, validUntil?}, bytes 0x hex of "TX" and the transaction's
+// canonical msgpack, exactly what Ed25519 signs, validUntil the buyer's
+// estimate (Unix seconds) of when its last valid round will have passed.
+// The answer is the 64-byte signature as 0x hex.
 const KindTxn = "algorand-txn"
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	return jsonv.Obj("kind", KindTxn, "network", b.network, "bytes", "0x"+hex.EncodeToString(b.group[b.index].SigningBytes())), nil
+	req := jsonv.Obj("kind", KindTxn, "network", b.network, "bytes", "0x"+hex.EncodeToString(b.group[b.index].SigningBytes()))
+	if b.until > 0 {
+		req.Set("validUntil", jsonv.Number(b.until))
+	}
+	return req, nil
 }
 
 // Complete checks the signature verifies under the payer's key over what

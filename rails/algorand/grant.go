@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/big"
 	"strconv"
+	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -70,8 +71,9 @@ func TxnGrant(t *Txn, network string) (rails.Grant, error) {
 
 // Summarize: the asset transfer's amount of its asset, from the payer to
 // payTo, on the network whose genesis hash the transaction names (which
-// must be the request's). Validity is in rounds, not a time, so no
-// PayableUntil is stated.
+// must be the request's). Validity is in rounds, not a time: the request's
+// validUntil, the buyer's own estimate of when the last valid round will
+// have passed, is stated as PayableUntil; without it none is.
 func (Exact) Summarize(req rails.Request) (rails.Grant, error) {
 	t, network, err := requestTxn(req)
 	if err != nil {
@@ -80,7 +82,18 @@ func (Exact) Summarize(req rails.Request) (rails.Grant, error) {
 	if t.Type != "axfer" {
 		return rails.Grant{}, errUnreadable
 	}
-	return TxnGrant(t, network)
+	g, err := TxnGrant(t, network)
+	if err != nil {
+		return rails.Grant{}, err
+	}
+	if v, has := req.Get("validUntil"); has {
+		n, ok := jsonv.AsSafeInt(v)
+		if !ok || n <= 0 {
+			return rails.Grant{}, errUnreadable
+		}
+		g.PayableUntil = time.Unix(n, 0).UTC()
+	}
+	return g, nil
 }
 
 // requestTxn reads an algorand-txn request: its network and transaction,

@@ -6,6 +6,7 @@ package rows
 
 import (
 	_ "github.com/termsgate/termsgate/internal/agreementseller" // x402/batch-settlement/cloudflare
+	_ "github.com/termsgate/termsgate/internal/algorandseller"  // x402/exact/algorand
 	_ "github.com/termsgate/termsgate/internal/lightningseller" // x402/exact/lnbtc (docs/lightning.md)
 	_ "github.com/termsgate/termsgate/internal/mppevmseller"    // the MPP EVM charges, usdc and mpp/session/evm (docs/mpp-evm.md)
 	_ "github.com/termsgate/termsgate/internal/mppseller"       // mpp/charge/tempo/memo, mpp/charge/evm/authorization

@@ -44,6 +44,10 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"genesis-id", n.GenesisID, "last-round", jsonv.Number(n.LastRound), "min-fee", jsonv.Number(n.MinFee))))
 }
 
+// Mu is the lock under which the node's values are read and set while it
+// serves.
+func (n *Node) Mu() *sync.Mutex { return &n.mu }
+
 // Advance moves the node's last round on by rounds.
 func (n *Node) Advance(rounds uint64) {
 	n.mu.Lock()
