@@ -192,7 +192,8 @@ type exactUnsigned struct {
 	index              int
 	payer              [32]byte
 	network            string
-	until              int64 // Unix seconds; 0 when the choice names no time
+	until              int64  // Unix seconds; 0 when the choice names no time
+	toSign             []byte // the payer's transfer's signing bytes
 }
 
 // Build writes the asset transfer with H's LCP string as its note. With
@@ -254,7 +255,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 			return nil, malformed
 		}
 		axfer.Fee = fee
-		u.group = []*Txn{&axfer}
+		u.group, u.toSign = []*Txn{&axfer}, axfer.SigningBytes()
 		return u, nil
 	}
 	feePayer, _ := ParseAddress(fpText)
@@ -269,7 +270,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	group := []*Txn{&zero, &axfer}
 	gid := GroupID(group)
 	zero.Group, axfer.Group = gid, gid
-	u.group, u.index = group, 1
+	u.group, u.index, u.toSign = group, 1, axfer.SigningBytes()
 	return u, nil
 }
 
@@ -282,7 +283,7 @@ const KindTxn = "algorand-txn"
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	req := jsonv.Obj("kind", KindTxn, "network", b.network, "bytes", "0x"+hex.EncodeToString(b.group[b.index].SigningBytes()))
+	req := jsonv.Obj("kind", KindTxn, "network", b.network, "bytes", "0x"+hex.EncodeToString(b.toSign))
 	if b.until > 0 {
 		req.Set("validUntil", jsonv.Number(b.until))
 	}
@@ -300,7 +301,7 @@ func (Exact) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.Chosen)
 	if !ok {
 		return rails.Completion{}, rails.Refuse(CodeSignatureMalformed)
 	}
-	if !ed25519.Verify(b.payer[:], b.group[b.index].SigningBytes(), sig) {
+	if !ed25519.Verify(b.payer[:], b.toSign, sig) {
 		return rails.Completion{}, rails.Refuse(CodeSignatureInvalid)
 	}
 	entries := make([]jsonv.Value, len(b.group))

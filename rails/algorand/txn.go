@@ -65,11 +65,80 @@ func (t *Txn) Value() Value {
 	return Map(e...)
 }
 
-// Bytes is the transaction's canonical msgpack.
-func (t *Txn) Bytes() []byte { return Encode(t.Value()) }
+// Bytes is the transaction's canonical msgpack: Value's encoding, written
+// directly in key order (the build hashes a transaction several times).
+func (t *Txn) Bytes() []byte { return t.appendTo(make([]byte, 0, 320)) }
+
+func (t *Txn) appendTo(out []byte) []byte {
+	type field struct {
+		key  string
+		kind Kind
+		u    uint64
+		b    []byte
+	}
+	var zero [32]byte
+	a := func(k string, v *[32]byte) field {
+		if *v == zero {
+			return field{key: k}
+		}
+		return field{key: k, kind: KindBin, b: v[:]}
+	}
+	u := func(k string, v uint64) field { return field{key: k, kind: KindUint, u: v} }
+	pay, axfer := t.Type == "pay", t.Type == "axfer"
+	var fs [19]field // every key Value writes, in sorted order
+	if axfer {
+		fs[0], fs[1] = u("aamt", t.AssetAmount), a("aclose", &t.AssetCloseTo)
+	}
+	if pay {
+		fs[2] = u("amt", t.Amount)
+	}
+	if axfer {
+		fs[3], fs[4] = a("arcv", &t.AssetReceiver), a("asnd", &t.AssetSender)
+	}
+	if pay {
+		fs[5] = a("close", &t.CloseTo)
+	}
+	fs[6], fs[7] = u("fee", t.Fee), u("fv", t.FirstValid)
+	fs[8] = field{key: "gen", kind: KindStr, b: []byte(t.GenesisID)}
+	fs[9], fs[10], fs[11], fs[12] = a("gh", &t.GenesisHash), a("grp", &t.Group), u("lv", t.LastValid), a("lx", &t.Lease)
+	fs[13] = field{key: "note", kind: KindBin, b: t.Note}
+	if pay {
+		fs[14] = a("rcv", &t.Receiver)
+	}
+	fs[15], fs[16] = a("rekey", &t.RekeyTo), a("snd", &t.Sender)
+	fs[17] = field{key: "type", kind: KindStr, b: []byte(t.Type)}
+	if axfer {
+		fs[18] = u("xaid", t.AssetID)
+	}
+	n := 0
+	for _, f := range fs {
+		if f.kind == KindUint && f.u != 0 || f.kind != KindUint && f.kind != 0 && len(f.b) > 0 {
+			n++
+		}
+	}
+	out = appendLen(out, n, 0x80, 0xde)
+	for _, f := range fs {
+		if f.kind == 0 || f.kind == KindUint && f.u == 0 || f.kind != KindUint && len(f.b) == 0 {
+			continue
+		}
+		out = appendStrHeader(out, len(f.key))
+		out = append(out, f.key...)
+		switch f.kind {
+		case KindUint:
+			out = appendUint(out, f.u)
+		case KindStr:
+			out = appendStrHeader(out, len(f.b))
+			out = append(out, f.b...)
+		default:
+			out = appendLen(out, len(f.b), 0, 0xc4)
+			out = append(out, f.b...)
+		}
+	}
+	return out
+}
 
 // SigningBytes is what the sender signs: "TX" and the canonical msgpack.
-func (t *Txn) SigningBytes() []byte { return append([]byte("TX"), t.Bytes()...) }
+func (t *Txn) SigningBytes() []byte { return t.appendTo(append(make([]byte, 0, 320), "TX"...)) }
 
 // RawID is the transaction's id: SHA-512/256 of its signing bytes.
 func (t *Txn) RawID() [32]byte { return sha512.Sum512_256(t.SigningBytes()) }
@@ -242,5 +311,13 @@ func DecodeSigned(b []byte) (*SignedTxn, error) {
 // EncodeSigned writes a signed transaction: {sig, txn}, or {txn} alone
 // when sig is nil (an entry another party signs).
 func EncodeSigned(t *Txn, sig []byte) []byte {
-	return Encode(Map(Entry{"sig", Bin(sig)}, Entry{"txn", t.Value()}))
+	out := make([]byte, 0, 400)
+	if sig != nil {
+		out = append(out, 0x82, 0xa3, 's', 'i', 'g')
+		out = appendLen(out, len(sig), 0, 0xc4)
+		out = append(out, sig...)
+	} else {
+		out = append(out, 0x81)
+	}
+	return t.appendTo(append(out, 0xa3, 't', 'x', 'n'))
 }
