@@ -55,3 +55,19 @@ func TestDemoCharge(t *testing.T) {
 		}
 	}
 }
+
+// The upto demo: one signature over an opening that escrows the maximum,
+// whose memo carries H; the seller verifies it with solana-go and
+// co-signs; the lying link is declined unsigned.
+func TestDemoUpto(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "x402/upto/solana", "")
+	if err != nil || paid != "0.01 USDC (10000 atomic units) on "+Devnet {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"signer calls: 1", "escrows the maximum 10000", "memo carries H = 0x8b1e", "the channel address its seeds derive",
+		"answered 200", "declined hash-mismatch; signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,5 +1,6 @@
 // Package solanaseller is the loopback sellers paid on Solana
-// (x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana) and
+// (x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana,
+// mpp/charge/solana, mpp/charge/usdc/solana, x402/upto/solana) and
 // their demo rows. Each checks a payment with solana-go, an implementation
 // independent of the gate's, as the facilitator and the cluster would before
 // running it; none sends anything.

@@ -39,6 +39,7 @@ func Default() *rails.Registry {
 		solana.Session{},
 		solana.Charge{},
 		solana.ChargeUSDC{},
+		solana.Upto{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

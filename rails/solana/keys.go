@@ -8,6 +8,10 @@
 //     lcp:sha256:0x<H> (batch.go).
 //   - mpp/session/solana: the salt of the channel program's open instruction, H's first 8 bytes as a
 //     little-endian u64 (session.go).
+//   - mpp/charge/solana, mpp/charge/usdc/solana: the request's externalId, lcp:sha256:0x<H>, signed as the
+//     transaction's one LCP Memo instruction (charge.go, charge_usdc.go).
+//   - x402/upto/solana: the one Memo instruction of the transaction opening a one-request escrow channel,
+//     lcp:sha256:0x<H> (upto.go).
 //
 // The package uses the standard library and filippo.io/edwards25519 (the
 // off-curve test of a program-derived address) only: the gate, the paying

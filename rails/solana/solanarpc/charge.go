@@ -2,6 +2,9 @@ package solanarpc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"strconv"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -28,4 +31,29 @@ func (c *Client) chargeInputsFor(ctx context.Context, pairing string, doc jsonv.
 		return nil, nil
 	}
 	return c.ChargeInputs(ctx, currency)
+}
+
+// UptoInputs are the buyer's inputs for an x402/upto/solana opening of
+// mint: a fresh random channel nonce (the channel address's salt, so two
+// openings never collide), the current slot as openSlot, the mint's token
+// program and a recent blockhash.
+func (c *Client) UptoInputs(ctx context.Context, mint string) (*jsonv.Object, error) {
+	_, program, err := c.Mint(ctx, mint)
+	if err != nil {
+		return nil, err
+	}
+	slot, err := c.Slot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bh, _, err := c.LatestBlockhash(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	return jsonv.Obj("nonce", strconv.FormatUint(binary.LittleEndian.Uint64(b[:]), 10), "openSlot", strconv.FormatUint(slot, 10),
+		"tokenProgram", program, "recentBlockhash", bh), nil
 }

@@ -153,7 +153,8 @@ func (c *Client) Inputs(ctx context.Context, mint string) (*jsonv.Object, error)
 // InputsFor is pay.Transport.InputsFor for the Solana pairings: the inputs
 // for the mint of the first option on the account's network in doc
 // (x402/exact/solana: Inputs; x402/batch-settlement/solana: BatchInputs,
-// the account's key authorizing vouchers; the MPP charges: ChargeInputs).
+// the account's key authorizing vouchers; the MPP charges: ChargeInputs;
+// x402/upto/solana: UptoInputs).
 // Any other pairing, or a document the pairing does not read, has none
 // (nil, nil): the gate then declines the offer on its own terms.
 func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value, account string) (*jsonv.Object, error) {
@@ -166,6 +167,8 @@ func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value,
 		read, err = solana.Batch{}.Read(doc)
 	case solana.ChargeID, solana.ChargeUSDCID:
 		return c.chargeInputsFor(ctx, pairing, doc, account)
+	case solana.UptoID:
+		read, err = solana.Upto{}.Read(doc)
 	default:
 		return nil, nil
 	}
@@ -180,8 +183,11 @@ func (c *Client) InputsFor(ctx context.Context, pairing string, doc jsonv.Value,
 		o, _ := jsonv.AsObject(v)
 		if n, _ := o.GetString("network"); n == "solana:"+parts[1] {
 			mint, _ := o.GetString("asset")
-			if pairing == solana.BatchID {
+			switch pairing {
+			case solana.BatchID:
 				return c.BatchInputs(ctx, mint, parts[2])
+			case solana.UptoID:
+				return c.UptoInputs(ctx, mint)
 			}
 			return c.Inputs(ctx, mint)
 		}
