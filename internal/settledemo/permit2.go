@@ -15,8 +15,8 @@ import (
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/demo"
 	"github.com/termsgate/termsgate/internal/loopback"
-	_ "github.com/termsgate/termsgate/internal/permit2seller" // registers the Permit2 rows this package settles
 	"github.com/termsgate/termsgate/internal/permit2contracts"
+	_ "github.com/termsgate/termsgate/internal/permit2seller" // registers the Permit2 rows this package settles
 	"github.com/termsgate/termsgate/internal/simchain"
 	"github.com/termsgate/termsgate/internal/x402seller"
 	"github.com/termsgate/termsgate/jsonv"
@@ -59,7 +59,9 @@ func settlePermit2(ctx context.Context, s *demo.Session, pairing string, upto bo
 		scheme, max, settle, proxy = "upto", 20000, 15000, permit2contracts.UptoProxy
 		extra = jsonv.Obj("name", "USDC", "version", "2", "facilitatorAddress", chain.Facilitator().Hex())
 	}
-	var reader interface{ Bound(jsonv.Value) (string, error) } = evm.ExactPermit2{}
+	var reader interface {
+		Bound(jsonv.Value) (string, error)
+	} = evm.ExactPermit2{}
 	if upto {
 		reader = evm.UptoPermit2{}
 	}
