@@ -37,6 +37,14 @@ var (
 	uptoBin string
 	//go:embed x402UptoPermit2Proxy.abi.json
 	uptoABI string
+	//go:embed AuthCaptureEscrow.bin
+	escrowBin string
+	//go:embed AuthCaptureEscrow.abi.json
+	escrowABI string
+	//go:embed Permit2PaymentCollector.bin
+	collectorBin string
+	//go:embed Permit2PaymentCollector.abi.json
+	collectorABI string
 )
 
 // Contract is one compiled contract and the address the pairings name it by.
@@ -70,8 +78,25 @@ var (
 		"14a11f19947e6e0d27a99a73099da52d0aed7c5b0799697d1625ace80c0a5f4c", common.LeftPadBytes(common.HexToAddress(evm.Permit2Address).Bytes(), 32))
 )
 
-// All is the three, Permit2 first.
-func All() []Contract { return []Contract{Permit2, ExactProxy, UptoProxy} }
+// Multicall3 is the address the commerce-payments collectors are built
+// with, for ERC-6492 signatures of undeployed wallets only; no simulated
+// chain deploys it, and the payments here are plain EOA signatures.
+var Multicall3 = common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")
+
+var (
+	// Escrow is base/commerce-payments' AuthCaptureEscrow at v1.0's address.
+	Escrow = contract("AuthCaptureEscrow", escrowABI, escrowBin, evm.EscrowV10.Escrow,
+		"5a50e0570efed26019a3eab65659fcc3a1d03110a11cec7315d3fd4b559fa0f7", nil)
+	// Permit2Collector is its Permit2PaymentCollector at v1.0's address.
+	Permit2Collector = contract("Permit2PaymentCollector", collectorABI, collectorBin, evm.EscrowV10.Permit2Collector,
+		"ad1ab6c0d8d9266c4e24be86e007e35b5719ea6b454422fb4f126052a047fb5c",
+		append(append(word(evm.EscrowV10.Escrow), word(evm.Permit2Address)...), word(Multicall3.Hex())...))
+)
+
+func word(addr string) []byte { return common.LeftPadBytes(common.HexToAddress(addr).Bytes(), 32) }
+
+// All is the five, Permit2 first.
+func All() []Contract { return []Contract{Permit2, ExactProxy, UptoProxy, Escrow, Permit2Collector} }
 
 func contract(name, abiJSON, bin, addr, sum string, args []byte) Contract {
 	a, err := abi.JSON(strings.NewReader(abiJSON))

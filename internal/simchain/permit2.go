@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm/runtime"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256" // the EVM call's value
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/eip3009token"
@@ -42,17 +43,19 @@ var (
 	permit2Err   error
 )
 
-// permit2Genesis is the three contracts' genesis accounts, computed once.
+// permit2Genesis is the contracts' genesis accounts, computed once.
 func permit2Genesis(deployer common.Address) (types.GenesisAlloc, error) {
 	permit2Once.Do(func() {
 		alloc := types.GenesisAlloc{}
 		for _, c := range permit2contracts.All() {
-			code, storage, err := construct(deployer, c.Address, c.InitCode())
+			accounts, err := construct(deployer, c.Address, c.InitCode())
 			if err != nil {
 				permit2Err = fmt.Errorf("simchain: constructing %s: %w", c.Name, err)
 				return
 			}
-			alloc[c.Address] = types.Account{Code: code, Storage: storage, Nonce: 1, Balance: new(big.Int)}
+			for a, acct := range accounts {
+				alloc[a] = acct
+			}
 		}
 		permit2Alloc = alloc
 	})
@@ -62,40 +65,69 @@ func permit2Genesis(deployer common.Address) (types.GenesisAlloc, error) {
 // construct runs init as the creation code of a contract at addr, created by
 // deployer on this chain's rules: in a throwaway state the account holds init
 // as its code and is called with no input, as a creation runs (its code is
-// the creation code, ADDRESS is addr); what it returns is the runtime code,
-// and the storage it wrote is kept.
-func construct(deployer, addr common.Address, init []byte) ([]byte, map[common.Hash]common.Hash, error) {
+// the creation code, ADDRESS is addr); what it returns is the runtime code.
+// The accounts are addr and any contract its constructor created (the
+// escrow creates its TokenStore implementation), each with the storage
+// written and its nonce.
+func construct(deployer, addr common.Address, init []byte) (types.GenesisAlloc, error) {
 	st, err := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	st.SetCode(addr, init, tracing.CodeChangeUnspecified)
 	st.SetNonce(addr, 1, tracing.NonceChangeUnspecified)
-	storage := map[common.Hash]common.Hash{}
+	storage := map[common.Address]map[common.Hash]common.Hash{addr: {}}
+	touch := func(a common.Address) map[common.Hash]common.Hash {
+		if storage[a] == nil {
+			storage[a] = map[common.Hash]common.Hash{}
+		}
+		return storage[a]
+	}
+	hooks := &tracing.Hooks{
+		OnStorageChange: func(a common.Address, slot, _, v common.Hash) { touch(a)[slot] = v },
+		OnCodeChange:    func(a common.Address, _ common.Hash, _ []byte, _ common.Hash, _ []byte) { touch(a) },
+	}
 	cfg := &runtime.Config{
 		ChainConfig: params.AllDevChainProtocolChanges, // the simulated backend's rules, chain id 1337
 		Origin:      deployer,
 		GasLimit:    30_000_000,
+		GasPrice:    new(big.Int),
+		BlockNumber: new(big.Int),
+		Difficulty:  new(big.Int),
+		BaseFee:     new(big.Int),
+		BlobBaseFee: new(big.Int),
+		Random:      new(common.Hash),
+		GetHashFn:   func(uint64) common.Hash { return common.Hash{} },
 		State:       st,
-		EVMConfig: vm.Config{Tracer: &tracing.Hooks{OnStorageChange: func(a common.Address, slot, _, v common.Hash) {
-			if a == addr {
-				storage[slot] = v
-			}
-		}}},
 	}
-	code, _, err := runtime.Call(addr, nil, cfg)
+	env := runtime.NewEnv(cfg)
+	env.StateDB = state.NewHookedState(st, hooks) // the storage and code each write leaves, seen through the hooks
+	rules := cfg.ChainConfig.Rules(cfg.BlockNumber, true, 0)
+	st.Prepare(rules, deployer, common.Address{}, &addr, vm.ActivePrecompiles(rules), nil)
+	code, _, err := env.Call(deployer, addr, nil, vm.NewGasBudget(cfg.GasLimit, 0), new(uint256.Int))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(code) == 0 {
-		return nil, nil, errors.New("the constructor returned no code")
+		return nil, errors.New("the constructor returned no code")
 	}
-	for slot, v := range storage {
-		if v == (common.Hash{}) {
-			delete(storage, slot)
+	alloc := types.GenesisAlloc{}
+	for a, slots := range storage {
+		acct := types.Account{Code: st.GetCode(a), Nonce: st.GetNonce(a), Balance: new(big.Int), Storage: map[common.Hash]common.Hash{}}
+		if a == addr {
+			acct.Code = code
 		}
+		for slot, v := range slots {
+			if v != (common.Hash{}) {
+				acct.Storage[slot] = v
+			}
+		}
+		if len(acct.Code) == 0 {
+			return nil, fmt.Errorf("%s was written but holds no code", a.Hex())
+		}
+		alloc[a] = acct
 	}
-	return code, storage, nil
+	return alloc, nil
 }
 
 // MaxUint256 is the allowance a payer gives Permit2 once, as wallets do.

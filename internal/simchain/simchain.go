@@ -1,9 +1,9 @@
 // Package simchain is go-ethereum's simulated chain (ethclient/simulated,
 // chain id 1337) as a JSON-RPC node that seals a block for every transaction
 // sent to it, with the EIP-3009 token (internal/eip3009token) deployed,
-// Permit2 and x402's exact and upto Permit2 proxies
-// (internal/permit2contracts) at their canonical addresses, and the Anvil
-// payer funded. The settlement tests and `termsgate demo --settle`
+// Permit2, x402's exact and upto Permit2 proxies and the commerce-payments
+// escrow v1.0 with its Permit2 collector (internal/permit2contracts) at
+// their canonical addresses, and the Anvil payer funded. The settlement tests and `termsgate demo --settle`
 // settle on it what the gate signed; signer/evmrpc talks to it as to any
 // node, in process or over loopback HTTP (Handler).
 //

@@ -1,5 +1,5 @@
-// Rebuilds ../Permit2.bin, ../x402ExactPermit2Proxy.bin, ../x402UptoPermit2Proxy.bin
-// and their .abi.json from the published sources under ../src, with the compilers
+// Rebuilds ../Permit2.bin, ../x402ExactPermit2Proxy.bin, ../x402UptoPermit2Proxy.bin,
+// ../AuthCaptureEscrow.bin, ../Permit2PaymentCollector.bin and their .abi.json from the published sources under ../src, with the compilers
 // and settings their projects build with (../README.md), and prints each creation
 // code's size and SHA-256. Run from this directory: npm ci && node build.js
 "use strict";
@@ -28,6 +28,18 @@ const jobs = [
     contracts: [
       { file: "src/x402ExactPermit2Proxy.sol", name: "x402ExactPermit2Proxy" },
       { file: "src/x402UptoPermit2Proxy.sol", name: "x402UptoPermit2Proxy" },
+    ],
+  },
+  {
+    // base/commerce-payments' deploy profile (via IR, 100 000 runs,
+    // cancun); its foundry.toml pins no compiler, its sources ask ^0.8.28.
+    solc: "solc-0.8.28",
+    root: "src/commerce-payments",
+    remappings: ["@openzeppelin/contracts/=lib/openzeppelin-contracts/contracts/", "solady/=lib/solady/src/", "permit2/=lib/permit2/src/"],
+    settings: { optimizer: { enabled: true, runs: 100000 }, viaIR: true, evmVersion: "cancun", metadata: { appendCBOR: false, bytecodeHash: "none" } },
+    contracts: [
+      { file: "src/AuthCaptureEscrow.sol", name: "AuthCaptureEscrow" },
+      { file: "src/collectors/Permit2PaymentCollector.sol", name: "Permit2PaymentCollector" },
     ],
   },
 ];
