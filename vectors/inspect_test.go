@@ -15,7 +15,8 @@ var unstated = map[string]map[string]string{
 	// The agent's HTTP message signature pays; the payment names no payer.
 	"x402/batch-settlement/cloudflare": {"payer": "the payment is the agent's signed HTTP request; it names no payer account"},
 	// A Lightning payment is a preimage: the invoice names its payee, never who paid.
-	"x402/exact/lnbtc": {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
+	"x402/exact/lnbtc":               {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
+	"x402/exact/lnbtc/invoice-named": {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
 }
 
 // TestEveryPairingInspects runs every registered pairing's Inspect over a

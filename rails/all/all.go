@@ -51,5 +51,6 @@ func Default() *rails.Registry {
 		stellar.Charge{},
 		lightning.Exact{},
 		algorand.Exact{},
+		lightning.InvoiceNamed{},
 	)
 }
