@@ -24,7 +24,11 @@ const PayerHost = "node.payer.example"
 
 func init() {
 	demo.Register(demo.Row{Pairing: lightning.ExactID, Aliases: []string{"lnbtc"},
-		About: "21 sat over Lightning: an invoice whose m field the seller's node signs with H; the agreement paid first (EIP-3009), then the buyer's LND node pays the invoice", Run: demoExact})
+		About: "21 sat over Lightning: an invoice whose m field the seller's node signs with H; the agreement paid first (EIP-3009), then the buyer's LND node pays the invoice",
+		Run:   func(ctx context.Context, s *demo.Session) error { return demoX402(ctx, s, lightning.ExactID) }})
+	demo.Register(demo.Row{Pairing: lightning.InvoiceNamedID, Aliases: []string{"lnbtc-named"},
+		About: "21 sat over Lightning: an invoice without H, named by the terms' own x402 slot; the gate pays only an invoice its terms name, after the agreement",
+		Run:   func(ctx context.Context, s *demo.Session) error { return demoX402(ctx, s, lightning.InvoiceNamedID) }})
 }
 
 // Network is a seller and the buyer's node on one loopback TLS server.
@@ -58,12 +62,18 @@ func (n *Network) Node(ctx context.Context) (*lnd.Node, error) {
 
 func (n *Network) Close() { n.Server.Close() }
 
-// demoExact pays the seller's x402/exact/lnbtc offer: the terms fetched and
+// demoX402 pays the seller's x402 Lightning offer: the terms fetched and
 // compared, the agreement paid with EIP-3009 and its receipt read, then the
 // payer's node pays the invoice and the preimage is the payment.
-func demoExact(ctx context.Context, s *demo.Session) error {
+func demoX402(ctx context.Context, s *demo.Session, pairing string) error {
 	say, fail := s.Say, demo.Fail
 	seller := New(demo.ATR, DemoBody)
+	var p interface {
+		Bound(jsonv.Value) (string, error)
+	} = lightning.Exact{}
+	if pairing == lightning.InvoiceNamedID {
+		seller, p = NewNamed(demo.ATR, DemoBody), lightning.InvoiceNamed{}
+	}
 	net, err := Start(seller)
 	if err != nil {
 		return fail("cannot start the local seller:", err)
@@ -82,7 +92,7 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	agreer := demo.Count(key)
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
 	url := seller.ResourceURL()
-	say("termsgate demo: a Lightning seller (%s) on %s, TLS, loopback only", lightning.ExactID, net.Server.Listener.Addr())
+	say("termsgate demo: a Lightning seller (%s) on %s, TLS, loopback only", pairing, net.Server.Listener.Addr())
 	say("payer node: %s (LND REST at https://%s)", node.Account(), PayerHost)
 	say("agreement payer: %s (the published Anvil development key)", key.Account())
 	say("")
@@ -96,12 +106,16 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	if resp.StatusCode != http.StatusPaymentRequired || err != nil {
 		return fail("the seller did not answer 402 with a readable PAYMENT-REQUIRED:", err)
 	}
-	say("   402: a BOLT11 invoice for 21 sat whose m field is H = %s, signed by the seller's node", seller.Hash())
+	if pairing == lightning.InvoiceNamedID {
+		say("   402: a BOLT11 invoice for 21 sat with no H in it; the terms at the link (H = %s) name it in their x402 slot", seller.Hash())
+	} else {
+		say("   402: a BOLT11 invoice for 21 sat whose m field is H = %s, signed by the seller's node", seller.Hash())
+	}
 	say("2. the gate fetches the terms and compares SHA-256 with H; a Lightning payment is no public proof, so it")
 	say("   asks the agreement URL what an agreement costs and returns that for approval, paying nothing")
 	opts := &gate.TransactOptions{AgreementSigner: agreer,
 		Inputs: jsonv.Obj("request", jsonv.Obj("method", "GET", "url", url))}
-	first, err := g.Transact(ctx, doc, lightning.ExactID, payer, opts)
+	first, err := g.Transact(ctx, doc, pairing, payer, opts)
 	if err != nil {
 		return fail("the gate declined:", err)
 	}
@@ -113,7 +127,7 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	say("   approval asked: %s atomic unit of USDC at %s (node payments so far: %d)", amount, a.URL, payer.Calls())
 	say("3. approved: the agreement is paid by EIP-3009 with nonce H and its receipt read; then the node pays the invoice")
 	opts.Approved = a
-	paid, err := g.Transact(ctx, doc, lightning.ExactID, payer, opts)
+	paid, err := g.Transact(ctx, doc, pairing, payer, opts)
 	if err != nil {
 		return fail("the gate declined:", err)
 	}
@@ -121,8 +135,12 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 		return fail("no agreement receipt")
 	}
 	say("   receipt: agreed to %s (agreement signatures: %d); node payments: %d", paid.Agreement.ATRHash, agreer.Calls(), payer.Calls())
-	h, _ := lightning.Exact{}.Bound(paid.Signed)
-	say("4. the payment is the preimage; the paid invoice's m reads back H = %s", h)
+	h, _ := p.Bound(paid.Signed)
+	if pairing == lightning.InvoiceNamedID {
+		say("4. the payment is the preimage; it echoes the terms' legal context, H = %s, and the terms named its invoice", h)
+	} else {
+		say("4. the payment is the preimage; the paid invoice's m reads back H = %s", h)
+	}
 	resp, body, err := demo.Get(ctx, client, url, "PAYMENT-SIGNATURE", x402.EncodeHeader(paid.Signed))
 	if err != nil {
 		return fail(err)
@@ -132,7 +150,7 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	}
 	say("   the seller checked its node's signature, the preimage, its node's settlement and the agreement: %d, %s",
 		resp.StatusCode, string(body[:len(body)-1]))
-	if err := s.KeepPayment(demo.ATR, offer, paid.Signed); err != nil {
+	if err := s.KeepPayment(paid.Bytes, offer, paid.Signed); err != nil {
 		return err
 	}
 	s.Paid(demo.Amount(strconv.Itoa(AmountMsat), lightning.Decimals, "BTC", lightning.Mainnet) + " (21 sat), after an agreement payment of " +

@@ -22,3 +22,17 @@ func TestDemoExactPaysEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// The invoice-named demo: the same flow, the terms naming the invoice.
+func TestDemoNamedPaysEndToEnd(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "lnbtc-named", "")
+	if err != nil || paid == "" {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"node payments so far: 0", "agreement signatures: 1); node payments: 1",
+		"the terms named its invoice", ": 200, "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -34,9 +34,15 @@ const (
 
 // Seller sells one resource for a Lightning payment.
 type Seller struct {
+	// Pairing is lightning.ExactID (H in the invoice's m) or
+	// lightning.InvoiceNamedID (no m; each 402's terms name its invoice).
+	Pairing      string
 	ResourcePath string
-	Body         []byte
-	Node         *Receiver
+	// MisName makes an invoice-named seller lie: its terms name another
+	// invoice than the one its 402 offers.
+	MisName bool
+	Body    []byte
+	Node    *Receiver
 	// Agreements publishes the terms (its Record) and serves the agreement
 	// URL; its APIHost is the resource's host too.
 	Agreements *x402seller.Seller
@@ -45,6 +51,9 @@ type Seller struct {
 
 	mu      sync.Mutex
 	used    map[[32]byte]bool
+	terms   []byte                // the record an invoice-named seller's terms slot carries
+	issued  map[[32]byte]atr.Hash // invoice-named: the ATR issued with each invoice
+	current []byte                // the terms served now
 	lastErr error
 }
 
@@ -54,17 +63,37 @@ func New(atrBytes, body []byte) *Seller {
 	a := x402seller.New(atrBytes, nil)
 	a.ResourcePath = "/agree"
 	a.Option.Set("amount", "1")
-	s := &Seller{ResourcePath: "/v1/report", Body: body, Node: NewReceiver(TestKey()), Agreements: a, used: map[[32]byte]bool{}}
+	s := &Seller{Pairing: lightning.ExactID, ResourcePath: "/v1/report", Body: body, Node: NewReceiver(TestKey()),
+		Agreements: a, used: map[[32]byte]bool{}, issued: map[[32]byte]atr.Hash{}, terms: atrBytes}
 	s.SetATR(atrBytes)
+	return s
+}
+
+// NewNamed returns an x402/exact/lnbtc/invoice-named seller: each 402's
+// terms are a record whose x402 slot names the option as issued, invoice
+// included, with terms (a JSON record) as its terms slot.
+func NewNamed(terms, body []byte) *Seller {
+	s := New(terms, body)
+	s.Pairing = lightning.InvoiceNamedID
 	return s
 }
 
 // SetATR changes the terms, and the receipt the agreement URL sells.
 func (s *Seller) SetATR(b []byte) {
+	s.mu.Lock()
+	s.current = b
+	s.mu.Unlock()
 	s.Agreements.SetATR(b)
 	h := s.Agreements.Hash()
 	s.Agreements.Body = jsonv.Marshal(jsonv.Obj("atrHash", h.String(), "agreed", true, "network", "eip155:84532",
 		"transaction", "0x"+strings.Repeat("ab", 32)))
+}
+
+// ATR is the terms served now.
+func (s *Seller) ATR() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
 }
 
 // Hash is the hash of the terms served.
@@ -103,6 +132,9 @@ func (s *Seller) requestHash(r *http.Request) ([32]byte, error) {
 // Required is a fresh 402 document for a request hashing to rh: a new
 // invoice with m = H, advertised with the link and the agreement URL.
 func (s *Seller) Required(rh [32]byte) (*jsonv.Object, error) {
+	if s.Pairing == lightning.InvoiceNamedID {
+		return s.requiredNamed(rh)
+	}
 	h := s.Hash()
 	inv, _, err := s.Node.Issue(AmountMsat, Expiry, rh[:], h[:])
 	if err != nil {
@@ -113,6 +145,43 @@ func (s *Seller) Required(rh [32]byte) (*jsonv.Object, error) {
 	extra.Set("invoice", inv)
 	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", s.ResourceURL()), "accepts", []jsonv.Value{opt})
 	return lightning.Exact{}.Advertise(doc, h, s.Agreements.Link(h), opt, s.Agreements.ResourceURL())
+}
+
+// requiredNamed issues an invoice without m, then the terms that name it:
+// {atrVersion, id, x402: {accepts: [the option], request}, terms}, served
+// at the link from now on.
+func (s *Seller) requiredNamed(rh [32]byte) (*jsonv.Object, error) {
+	inv, hash, err := s.Node.Issue(AmountMsat, Expiry, rh[:], nil)
+	if err != nil {
+		return nil, err
+	}
+	opt := s.option(rh)
+	extra, _ := opt.GetObject("extra")
+	extra.Set("invoice", inv)
+	named := opt
+	if s.MisName {
+		other, _, err := s.Node.Issue(AmountMsat, Expiry, rh[:], nil)
+		if err != nil {
+			return nil, err
+		}
+		named = s.option(rh)
+		e, _ := named.GetObject("extra")
+		e.Set("invoice", other)
+	}
+	id := hex.EncodeToString(hash[:16])
+	id = id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
+	record, err := atr.Assemble(id, "x402", jsonv.Obj("accepts", []jsonv.Value{named},
+		"request", x402.RequestCommitment("GET", s.ResourcePath, nil)), []atr.Slot{{Name: "terms", Bytes: s.terms}}, 0)
+	if err != nil {
+		return nil, err
+	}
+	s.SetATR(record)
+	h := s.Hash()
+	s.mu.Lock()
+	s.issued[hash] = h
+	s.mu.Unlock()
+	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", s.ResourceURL()), "accepts", []jsonv.Value{opt})
+	return lightning.InvoiceNamed{}.Advertise(doc, h, s.Agreements.Link(h), opt, s.Agreements.ResourceURL())
 }
 
 // ServeHTTP serves the resource on the API host; the terms' link and the
@@ -162,14 +231,28 @@ func (s *Seller) verify(header string, rh [32]byte) error {
 	if err != nil {
 		return err
 	}
-	h, err := lightning.Exact{}.Bound(payment) // the signature under payTo, the preimage, m
-	if err != nil {
-		return err
-	}
-	if !atr.EqualText(h, s.Hash()) {
-		return errors.New("the invoice carries other terms than those served")
-	}
 	accepted, _ := payment.GetObject("accepted")
+	if s.Pairing == lightning.InvoiceNamedID {
+		h, err := lightning.InvoiceNamed{}.Bound(payment) // the invoice, its signer, the preimage; the echoed H
+		if err != nil {
+			return err
+		}
+		in, _ := lightning.Decode(lightning.InvoiceOf(accepted))
+		s.mu.Lock()
+		issued, ok := s.issued[in.PaymentHash]
+		s.mu.Unlock()
+		if !ok || !atr.EqualText(h, issued) {
+			return errors.New("the payment names other terms than those issued with its invoice")
+		}
+	} else {
+		h, err := lightning.Exact{}.Bound(payment) // the signature under payTo, the preimage, m
+		if err != nil {
+			return err
+		}
+		if !atr.EqualText(h, s.Hash()) {
+			return errors.New("the invoice carries other terms than those served")
+		}
+	}
 	if string(jsonv.Canonical(lightning.Unplaced(accepted))) != string(jsonv.Canonical(s.option(rh))) {
 		return errors.New("the payment is for another option or another request")
 	}

@@ -170,3 +170,34 @@ func get(v jsonv.Value, path ...string) jsonv.Value {
 	}
 	return v
 }
+
+// An invoice-named seller whose terms name another invoice than the one it
+// offers: declined ln/invoice-not-named after the fetch, before any
+// agreement or payment.
+func TestNamedSellerThatNamesAnotherInvoice(t *testing.T) {
+	seller := NewNamed(demo.ATR, DemoBody)
+	seller.MisName = true
+	net, err := Start(seller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	ctx := context.Background()
+	n, err := net.Node(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := demo.Count(n)
+	r := &rig{net: net, ctx: ctx, store: seller}
+	doc := r.offer(t)
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: net.Server.Client()}}
+	opts := &gate.TransactOptions{Inputs: jsonv.Obj("request", jsonv.Obj("method", "GET", "url", seller.ResourceURL()))}
+	_, err = g.Transact(ctx, doc, lightning.InvoiceNamedID, node, opts)
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.OfferUnreadable || d.Detail != lightning.CodeInvoiceNotNamed {
+		t.Fatalf("%v", err)
+	}
+	if node.Calls() != 0 || seller.Agreements.ATRFetches.Load() != 1 || seller.Agreements.Unpaid.Load() != 0 {
+		t.Fatalf("node %d, fetches %d, agreement asked %d", node.Calls(), seller.Agreements.ATRFetches.Load(), seller.Agreements.Unpaid.Load())
+	}
+}

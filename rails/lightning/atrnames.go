@@ -1,6 +1,9 @@
 package lightning
 
 import (
+	"bytes"
+	"sync"
+
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 )
@@ -15,10 +18,37 @@ const maxNamedOptions = 32
 // that slot's accepts (the first 32) has extra.invoice exactly invoice.
 // Only the x402 slot is read. The bytes are at most 1 MiB, without a
 // byte-order mark (docs/lightning.md, "invoice-named").
+//
+// A payment's build runs two or three times (confirm, Finish's check and
+// its rebuild) over the same bytes, so the last verdict is remembered with
+// a copy of the bytes it was reached on, compared byte for byte.
 func ATRNamesInvoice(b []byte, invoice string) bool {
 	if len(b) > atr.MaxBytes {
 		return false
 	}
+	lastNamed.Lock()
+	if lastNamed.ok && lastNamed.invoice == invoice && bytes.Equal(lastNamed.atr, b) {
+		v := lastNamed.verdict
+		lastNamed.Unlock()
+		return v
+	}
+	lastNamed.Unlock()
+	v := atrNamesInvoice(b, invoice)
+	lastNamed.Lock()
+	lastNamed.atr, lastNamed.invoice, lastNamed.verdict, lastNamed.ok = append(lastNamed.atr[:0], b...), invoice, v, true
+	lastNamed.Unlock()
+	return v
+}
+
+var lastNamed struct {
+	sync.Mutex
+	atr     []byte
+	invoice string
+	verdict bool
+	ok      bool
+}
+
+func atrNamesInvoice(b []byte, invoice string) bool {
 	v, err := jsonv.Parse(b) // strict UTF-8, no byte-order mark, one value
 	if err != nil {
 		return false

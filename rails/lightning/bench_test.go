@@ -21,9 +21,18 @@ import (
 // the gate's Finish: rebuild, check the preimage pays the invoice, wrap the
 // payment, read H back from m.
 func BenchmarkLNBTCBuildSignFinish(b *testing.B) {
-	atrBytes := []byte("abc")
-	h := atr.Sum(atrBytes)
-	seller := lightningseller.New(atrBytes, nil)
+	benchBuildSignFinish(b, lightningseller.New([]byte("abc"), nil), lightning.Exact{})
+}
+
+// BenchmarkLNBTCInvoiceNamedBuildSignFinish is the same for
+// x402/exact/lnbtc/invoice-named: the build also finds the invoice in the
+// terms' x402 slot (a parse of the 1.3 KB record and a scan of its member
+// names), and the read-back is the echoed legal context.
+func BenchmarkLNBTCInvoiceNamedBuildSignFinish(b *testing.B) {
+	benchBuildSignFinish(b, lightningseller.NewNamed([]byte(`{"terms":"abc"}`), nil), lightning.InvoiceNamed{})
+}
+
+func benchBuildSignFinish(b *testing.B, seller *lightningseller.Seller, p rails.Pairing) {
 	req := jsonv.Obj("method", "GET", "url", seller.ResourceURL())
 	rh, err := lightning.RequestHash(lightning.ProfileHTTP, jsonv.Obj("headers", []jsonv.Value{}), req)
 	if err != nil {
@@ -33,7 +42,8 @@ func BenchmarkLNBTCBuildSignFinish(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := lightning.Exact{}
+	atrBytes := seller.ATR()
+	h := atr.Sum(atrBytes)
 	read, err := p.Read(doc)
 	if err != nil {
 		b.Fatal(err)
@@ -49,7 +59,7 @@ func BenchmarkLNBTCBuildSignFinish(b *testing.B) {
 		b.Fatal(err)
 	}
 	node := preimageNode(hex.EncodeToString(pre[:]))
-	chosen := rails.Chosen{Pairing: lightning.ExactID, Choice: choice, Ref: rails.NewRef()}
+	chosen := rails.Chosen{Pairing: p.ID(), Choice: choice, Ref: rails.NewRef()}
 	g := &gate.Gate{}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -62,7 +72,7 @@ func BenchmarkLNBTCBuildSignFinish(b *testing.B) {
 		}
 		r, _ := p.Request(u)
 		answer, _ := node.Sign(ctx, r)
-		if _, err := g.Finish(atrBytes, lightning.ExactID, chosen, answer); err != nil {
+		if _, err := g.Finish(atrBytes, p.ID(), chosen, answer); err != nil {
 			b.Fatal(err)
 		}
 	}

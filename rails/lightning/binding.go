@@ -39,7 +39,11 @@ func RequestHash(profile string, params *jsonv.Object, request *jsonv.Object) ([
 	var err error
 	switch profile {
 	case ProfileHTTP:
-		binding, err = httpBinding(params, request)
+		b, err := httpBinding(params, request)
+		if err != nil {
+			return [32]byte{}, err
+		}
+		return sha256.Sum256(httpCanonical(b)), nil
 	case ProfileMCP:
 		binding, err = mcpBinding(params, request)
 	default:
@@ -141,6 +145,41 @@ func httpBinding(params, request *jsonv.Object) (*jsonv.Object, error) {
 	}
 	return jsonv.Obj("domain", domainPrefix+ProfileHTTP, "method", method, "url", target,
 		"bodyHash", hexSum(body), "headers", headers), nil
+}
+
+// httpCanonical writes http:1's binding in JCS form by hand: its member
+// names are fixed, so their order is too (bodyHash, domain, headers,
+// method, url; name, valueHash), and JCS writes strings as JavaScript's
+// JSON.stringify does, which jsonv.AppendString follows. It is what
+// jsonv.Canonical writes, without sorting members on every payment.
+func httpCanonical(b *jsonv.Object) []byte {
+	str := func(k string) string { s, _ := b.GetString(k); return s }
+	out := make([]byte, 0, 256)
+	out = append(out, `{"bodyHash":`...)
+	out = jsonv.AppendString(out, str("bodyHash"))
+	out = append(out, `,"domain":`...)
+	out = jsonv.AppendString(out, str("domain"))
+	out = append(out, `,"headers":[`...)
+	hv, _ := b.Get("headers")
+	list, _ := jsonv.AsArray(hv)
+	for i, h := range list {
+		o, _ := jsonv.AsObject(h)
+		if i > 0 {
+			out = append(out, ',')
+		}
+		n, _ := o.GetString("name")
+		v, _ := o.GetString("valueHash")
+		out = append(out, `{"name":`...)
+		out = jsonv.AppendString(out, n)
+		out = append(out, `,"valueHash":`...)
+		out = jsonv.AppendString(out, v)
+		out = append(out, '}')
+	}
+	out = append(out, `],"method":`...)
+	out = jsonv.AppendString(out, str("method"))
+	out = append(out, `,"url":`...)
+	out = jsonv.AppendString(out, str("url"))
+	return append(out, '}')
 }
 
 // absoluteURL: http or https, ASCII, a host, no user information, no

@@ -158,6 +158,9 @@ func forgetVerified() {
 	last.Lock()
 	last.text, last.in = "", nil
 	last.Unlock()
+	lastNamed.Lock()
+	lastNamed.ok = false
+	lastNamed.Unlock()
 }
 
 var errMalformed = rails.Refuse(CodeInvoiceMalformed)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 
+	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
 
@@ -117,4 +118,21 @@ func TestBOLT11Signature(t *testing.T) {
 	bad[64] = 4
 	in4, d4, _, _ := parse(inv)
 	wantCode(t, in4.verify(d4, bad), CodeSignature)
+}
+
+// The hand-written http:1 form is exactly JCS's.
+func TestHTTPCanonicalIsJCS(t *testing.T) {
+	for _, req := range []*jsonv.Object{
+		jsonv.Obj("method", "GET", "url", "https://api.example.com/article/A"),
+		jsonv.Obj("method", "POST", "url", "https://a.example/x?q=\"<>", "body", "{}",
+			"headers", jsonv.Obj("Accept", " text/plain ", "content-type", "a\\b")),
+	} {
+		b, err := httpBinding(jsonv.Obj("headers", []jsonv.Value{"accept", "content-type", "range"}), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(httpCanonical(b)), string(jsonv.Canonical(b)); got != want {
+			t.Fatalf("%s\nwant %s", got, want)
+		}
+	}
 }

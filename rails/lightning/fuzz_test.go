@@ -1,11 +1,13 @@
 package lightning
 
 import (
+	"encoding/hex"
 	"strings"
 	"testing"
 
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/vectors"
 )
 
@@ -29,7 +31,7 @@ func vectorInvoices(f *testing.F) []string {
 			}
 		}
 	}
-	for _, name := range []string{"x402-exact-lnbtc.json"} {
+	for _, name := range []string{"x402-exact-lnbtc.json", "x402-exact-lnbtc-invoice-named.json"} {
 		o, err := vectors.Load(name)
 		if err != nil {
 			f.Fatal(err)
@@ -74,7 +76,7 @@ func FuzzLNBTCPayment(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, id := range []string{ExactID} {
+	for _, id := range []string{ExactID, InvoiceNamedID} {
 		f.Add(jsonv.Marshal(payments[id]))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -83,10 +85,56 @@ func FuzzLNBTCPayment(f *testing.F) {
 			if err != nil {
 				return
 			}
-			h, berr := Exact{}.Bound(v)
-			in, ierr := Exact{}.Inspect(v)
-			if (berr == nil) != (ierr == nil) || berr == nil && in.H != h {
-				t.Fatalf("bound %q %v, inspect %q %v", h, berr, in.H, ierr)
+			for _, p := range []interface {
+				Bound(jsonv.Value) (string, error)
+				Inspect(jsonv.Value) (rails.Inspection, error)
+			}{Exact{}, InvoiceNamed{}} {
+				h, berr := p.Bound(v)
+				in, ierr := p.Inspect(v)
+				if (berr == nil) != (ierr == nil) || berr == nil && in.H != h {
+					t.Fatalf("bound %q %v, inspect %q %v", h, berr, in.H, ierr)
+				}
+			}
+		})
+	})
+}
+
+// FuzzATRNamesInvoice: reading an ATR's member names never panics, lists
+// every top-level name of what parses as an object, and an ATR names an
+// invoice only when its first three members are atrVersion, id, x402.
+func FuzzATRNamesInvoice(f *testing.F) {
+	o, err := vectors.Load("x402-exact-lnbtc-invoice-named.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	rows, _ := o.GetObject("atrNamesInvoice")
+	list, _ := rows.Get("rows")
+	arr, _ := jsonv.AsArray(list)
+	for _, r := range arr {
+		ro, _ := jsonv.AsObject(r)
+		h, _ := ro.GetString("atrHex")
+		b, _ := hex.DecodeString(h)
+		f.Add(b)
+	}
+	l6, _ := o.GetObject("L6")
+	inv, _ := l6.GetString("invoice")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cost.Bound(t, len(b), func() {
+			names, ok := TopMembers(b)
+			named := ATRNamesInvoice(b, inv)
+			v, err := jsonv.Parse(b)
+			obj, isObj := jsonv.AsObject(v)
+			if err != nil || !isObj {
+				if named {
+					t.Fatal("names an invoice without being one JSON object")
+				}
+				return
+			}
+			if !ok || len(names) < len(obj.Keys()) {
+				t.Fatalf("names %v of an object with %v", names, obj.Keys())
+			}
+			if named && (names[0] != "atrVersion" || names[1] != "id" || names[2] != "x402") {
+				t.Fatalf("named with members %v", names)
 			}
 		})
 	})
