@@ -130,4 +130,3 @@ func TestX402ExactLNBTCInvoiceNamed(t *testing.T) {
 	})
 	lnBuyerRows(t, f)
 }
-
