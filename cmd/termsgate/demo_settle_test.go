@@ -25,7 +25,7 @@ func TestDemoSettle(t *testing.T) {
 	}
 	settledemo.Register()
 	code, _, errs := runCLI(t, "", "demo", "--settle", "--rail", "mpp-tempo")
-	if code != exitUsage || !strings.Contains(errs, "--settle settles x402/exact/eip155/eip3009, x402/exact/eip155/permit2, x402/upto/eip155/permit2, not mpp/charge/tempo/memo") {
+	if code != exitUsage || !strings.Contains(errs, "--settle settles x402/auth-capture/eip155/permit2, x402/exact/eip155/eip3009, x402/exact/eip155/permit2, x402/upto/eip155/permit2, not mpp/charge/tempo/memo") {
 		t.Fatalf("--settle with another rail: exit %d: %s", code, errs)
 	}
 	dir := t.TempDir()

@@ -41,12 +41,14 @@ var once sync.Once
 
 // Register makes `termsgate demo --settle` run Settle for the x402 row
 // (x402/exact/eip155/eip3009) and SettlePermit2 for the exact and upto
-// Permit2 rows. Calling it again does nothing.
+// Permit2 rows, SettleEscrow for x402/auth-capture/eip155/permit2. Calling
+// it again does nothing.
 func Register() {
 	once.Do(func() {
 		demo.SetSettle(evm.ExactEIP3009ID, Settle)
 		demo.SetSettle(evm.ExactPermit2ID, SettlePermit2(evm.ExactPermit2ID))
 		demo.SetSettle(evm.UptoPermit2ID, SettlePermit2(evm.UptoPermit2ID))
+		demo.SetSettle(evm.AuthCapturePermit2ID, SettleEscrow)
 	})
 }
 

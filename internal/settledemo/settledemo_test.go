@@ -49,3 +49,29 @@ func TestSettlePermit2(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleEscrow: the settled run of x402/auth-capture/eip155/permit2
+// authorizes on the escrow with H as the payment info's salt, captures to the
+// receiver and sees the replay refused.
+func TestSettleEscrow(t *testing.T) {
+	settledemo.Register()
+	row, ok := demo.Lookup(evm.AuthCapturePermit2ID)
+	if !ok || row.Settle == nil {
+		t.Fatal("Register gave the auth-capture Permit2 row no settled run")
+	}
+	var out strings.Builder
+	s := &demo.Session{Out: &out, Dir: t.TempDir()}
+	if err := row.Settle(context.Background(), s); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	h := atr.Sum(demo.ATR).String()
+	for _, want := range []string{"payment info salt " + h, "log PaymentAuthorized(payment hash 0x", "the receiver's balance rose by 10000",
+		"refused by the escrow: PaymentAlreadyCollected"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.HasPrefix(s.PaidText(), "0.01 USDC (10000 atomic units) on eip155:1337 (authorized in block ") {
+		t.Errorf("paid %q", s.PaidText())
+	}
+}
