@@ -159,6 +159,10 @@ var fileMigrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	1: func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketChannels)
+		return err
+	},
 }
 
 func (f *File) migrate() error {
@@ -314,7 +318,7 @@ func (f *File) runGroup(group []*queuedUpdate) {
 // refusedCleanly reports whether err is a refusal a change returns before
 // writing anything.
 func refusedCleanly(err error) bool {
-	return errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound)
+	return errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrChannelMoved)
 }
 
 // commitTx runs fn in one synced write transaction, with the commits
@@ -343,7 +347,7 @@ func (f *File) commitTx(fn func(tx *bolt.Tx) error) error {
 		f.lazyMu.Unlock()
 	}
 	var u *Unavailable
-	if err == nil || errors.Is(err, ErrBudgetExhausted) || errors.Is(err, ErrNotFound) || errors.As(err, &u) {
+	if err == nil || refusedCleanly(err) || errors.As(err, &u) {
 		return err
 	}
 	return &Unavailable{Err: err} // a failed write or sync, unreadable data

@@ -26,9 +26,9 @@ import (
 	"time"
 )
 
-// SchemaVersion is the schema this build writes. Opening a store whose
+// SchemaVersion is the schema this build writes (2: shared channels). Opening a store whose
 // schema is newer fails with ErrSchemaNewer; an older one is migrated.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 var (
 	// ErrBudgetExhausted: the reservation would take the budget's spent sum

@@ -97,6 +97,16 @@ CREATE TABLE termsgate_payments (
 );
 CREATE INDEX termsgate_payments_pending ON termsgate_payments (url, id) WHERE answered IS NULL;
 `,
+	1: `
+CREATE TABLE termsgate_channels (
+	pairing    text NOT NULL,
+	network    text NOT NULL,
+	channel    text NOT NULL,
+	hold       bytea NOT NULL,
+	cumulative numeric(78,0) NOT NULL CHECK (cumulative >= 0),
+	PRIMARY KEY (pairing, network, channel)
+);
+`,
 }
 
 // OpenPostgres connects to the database at connString (a postgres:// URL or
