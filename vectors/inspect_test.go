@@ -17,6 +17,7 @@ var unstated = map[string]map[string]string{
 	// A Lightning payment is a preimage: the invoice names its payee, never who paid.
 	"x402/exact/lnbtc":               {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
 	"x402/exact/lnbtc/invoice-named": {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
+	"mpp/charge/lightning":           {"payer": "the payer's node paid an invoice; the credential is its preimage and names no payer"},
 }
 
 // TestEveryPairingInspects runs every registered pairing's Inspect over a

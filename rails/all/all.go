@@ -52,5 +52,6 @@ func Default() *rails.Registry {
 		lightning.Exact{},
 		algorand.Exact{},
 		lightning.InvoiceNamed{},
+		lightning.Charge{},
 	)
 }
