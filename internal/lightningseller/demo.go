@@ -12,6 +12,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/lightning"
 	"github.com/termsgate/termsgate/rails/lightning/lnd"
+	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
@@ -29,6 +30,83 @@ func init() {
 	demo.Register(demo.Row{Pairing: lightning.InvoiceNamedID, Aliases: []string{"lnbtc-named"},
 		About: "21 sat over Lightning: an invoice without H, named by the terms' own x402 slot; the gate pays only an invoice its terms name, after the agreement",
 		Run:   func(ctx context.Context, s *demo.Session) error { return demoX402(ctx, s, lightning.InvoiceNamedID) }})
+	demo.Register(demo.Row{Pairing: lightning.ChargeID, Aliases: []string{"mpp-lightning"},
+		About: "21 sat by MPP's lightning charge: the challenge's invoice has H as its description hash, signed by the seller's node; the agreement first, then the buyer's LND node pays",
+		Run:   demoMPP})
+}
+
+// demoMPP pays the seller's mpp/charge/lightning challenge: the terms
+// fetched and compared, the agreement paid, then the node pays the
+// challenge's invoice and the credential carries the preimage.
+func demoMPP(ctx context.Context, s *demo.Session) error {
+	say, fail := s.Say, demo.Fail
+	seller := NewCharge(demo.ATR, DemoBody)
+	net, err := Start(seller)
+	if err != nil {
+		return fail("cannot start the local seller:", err)
+	}
+	defer net.Close()
+	client := net.Server.Client()
+	node, err := net.Node(ctx)
+	if err != nil {
+		return fail("the payer's node:", err)
+	}
+	payer := demo.Count(node)
+	key, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	if err != nil {
+		return err
+	}
+	agreer := demo.Count(key)
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
+	url := seller.ResourceURL()
+	say("termsgate demo: an MPP Lightning seller (%s) on %s, TLS, loopback only", lightning.ChargeID, net.Server.Listener.Addr())
+	say("payer node: %s (LND REST at https://%s)", node.Account(), PayerHost)
+	say("")
+	say("1. GET %s", url)
+	resp, doc, _, err := demo.MPPOffer(ctx, client, g, url, lightning.ChargeID)
+	if err != nil {
+		return fail(err)
+	}
+	offer := resp.Header.Get("WWW-Authenticate")
+	say("   402: a lightning charge of 21 sat; its invoice's description hash is H = %s, signed by the seller's node", seller.Hash())
+	opts := &gate.TransactOptions{AgreementSigner: agreer}
+	first, err := g.Transact(ctx, doc, lightning.ChargeID, payer, opts)
+	if err != nil {
+		return fail("the gate declined:", err)
+	}
+	if first.Approve == nil {
+		return fail("no approval asked")
+	}
+	amount, _ := first.Approve.Option.GetString("amount")
+	say("2. terms fetched and compared; no public proof, so approval is asked for the agreement (node payments so far: %d)", payer.Calls())
+	opts.Approved = first.Approve
+	paid, err := g.Transact(ctx, doc, lightning.ChargeID, payer, opts)
+	if err != nil {
+		return fail("the gate declined:", err)
+	}
+	if paid.Agreement == nil {
+		return fail("no agreement receipt")
+	}
+	say("3. agreement paid (agreement signatures: %d), receipt for %s; node payments: %d", agreer.Calls(), paid.Agreement.ATRHash, payer.Calls())
+	cred, ok := jsonv.AsObject(paid.Signed)
+	if !ok {
+		return fail("the gate returned no credential")
+	}
+	name, value := mpp.Header(cred)
+	resp, body, err := demo.Get(ctx, client, url, name, value)
+	if err != nil {
+		return fail(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fail("the seller refused the credential:", seller.LastRejection())
+	}
+	say("4. %s with the preimage: %d, %s", name, resp.StatusCode, string(body[:len(body)-1]))
+	if err := s.KeepPayment(paid.Bytes, offer, cred); err != nil {
+		return err
+	}
+	s.Paid(demo.Amount(strconv.Itoa(AmountMsat), lightning.Decimals, "BTC", lightning.Mainnet) + " (21 sat), after an agreement payment of " +
+		demo.Amount(amount, 6, "USDC", "eip155:84532"))
+	return nil
 }
 
 // Network is a seller and the buyer's node on one loopback TLS server.

@@ -36,3 +36,17 @@ func TestDemoNamedPaysEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// The MPP charge demo: approval, one agreement signature, one node payment,
+// the credential accepted.
+func TestDemoMPPChargePaysEndToEnd(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "mpp-lightning", "")
+	if err != nil || paid == "" {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"node payments so far: 0", "agreement signatures: 1), receipt", "node payments: 1", ": 200, "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

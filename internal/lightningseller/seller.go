@@ -54,7 +54,9 @@ type Seller struct {
 	terms   []byte                // the record an invoice-named seller's terms slot carries
 	issued  map[[32]byte]atr.Hash // invoice-named: the ATR issued with each invoice
 	current []byte                // the terms served now
-	lastErr error
+	// mpp/charge/lightning: the request issued with each invoice
+	issuedRequests map[[32]byte]string
+	lastErr        error
 }
 
 // New returns a seller of body under terms atrBytes, its node signing with
@@ -64,7 +66,8 @@ func New(atrBytes, body []byte) *Seller {
 	a.ResourcePath = "/agree"
 	a.Option.Set("amount", "1")
 	s := &Seller{Pairing: lightning.ExactID, ResourcePath: "/v1/report", Body: body, Node: NewReceiver(TestKey()),
-		Agreements: a, used: map[[32]byte]bool{}, issued: map[[32]byte]atr.Hash{}, terms: atrBytes}
+		Agreements: a, used: map[[32]byte]bool{}, issued: map[[32]byte]atr.Hash{}, terms: atrBytes,
+		issuedRequests: map[[32]byte]string{}}
 	s.SetATR(atrBytes)
 	return s
 }
@@ -189,6 +192,10 @@ func (s *Seller) requiredNamed(rh [32]byte) (*jsonv.Object, error) {
 func (s *Seller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != s.ResourcePath || hostOnly(r.Host) != s.Agreements.APIHost {
 		s.Agreements.ServeHTTP(w, r)
+		return
+	}
+	if s.Pairing == lightning.ChargeID {
+		s.serveMPP(w, r)
 		return
 	}
 	rh, err := s.requestHash(r)

@@ -12,6 +12,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/lightning"
+	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
@@ -199,5 +200,50 @@ func TestNamedSellerThatNamesAnotherInvoice(t *testing.T) {
 	}
 	if node.Calls() != 0 || seller.Agreements.ATRFetches.Load() != 1 || seller.Agreements.Unpaid.Load() != 0 {
 		t.Fatalf("node %d, fetches %d, agreement asked %d", node.Calls(), seller.Agreements.ATRFetches.Load(), seller.Agreements.Unpaid.Load())
+	}
+}
+
+// The MPP charge seller: a lying link declines hash-mismatch with nothing
+// paid; a credential is served once.
+func TestMPPChargeSeller(t *testing.T) {
+	seller := NewCharge(demo.ATR, DemoBody)
+	net, err := Start(seller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	ctx := context.Background()
+	n, _ := net.Node(ctx)
+	node := demo.Count(n)
+	key, _ := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: net.Server.Client()}}
+	_, doc, _, err := demo.MPPOffer(ctx, net.Server.Client(), g, seller.ResourceURL(), lightning.ChargeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seller.Agreements.Lie(demo.Changed(demo.ATR))
+	opts := &gate.TransactOptions{AgreementSigner: key}
+	_, err = g.Transact(ctx, doc, lightning.ChargeID, node, opts)
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.HashMismatch || node.Calls() != 0 {
+		t.Fatalf("%v, %d node calls", err, node.Calls())
+	}
+	seller.Agreements.Lie(nil)
+	first, err := g.Transact(ctx, doc, lightning.ChargeID, node, opts)
+	if err != nil || first.Approve == nil {
+		t.Fatal(err)
+	}
+	opts.Approved = first.Approve
+	paid, err := g.Transact(ctx, doc, lightning.ChargeID, node, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, _ := jsonv.AsObject(paid.Signed)
+	name, value := mpp.Header(cred)
+	for i, want := range []int{200, 402} {
+		resp, _, err := demo.Get(ctx, net.Server.Client(), seller.ResourceURL(), name, value)
+		if err != nil || resp.StatusCode != want {
+			t.Fatalf("presentation %d: %v %v (%v)", i, err, resp.StatusCode, seller.LastRejection())
+		}
 	}
 }

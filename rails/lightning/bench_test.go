@@ -84,3 +84,57 @@ type preimageNode string
 func (n preimageNode) Sign(context.Context, rails.Request) (jsonv.Value, error) {
 	return string(n), nil
 }
+
+// BenchmarkMPPLightningBuildSignFinish is mpp/charge/lightning with the ATR
+// in hand: build (the placed challenge checked, its invoice decoded and its
+// signer recovered, h = H), the node's answer, then gate.Finish (rebuild,
+// the preimage, H read back through the echoed challenge).
+func BenchmarkMPPLightningBuildSignFinish(b *testing.B) {
+	atrBytes := []byte("abc")
+	h := atr.Sum(atrBytes)
+	seller := lightningseller.NewCharge(atrBytes, nil)
+	doc, err := seller.Challenges()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := lightning.Charge{}
+	read, err := p.Read(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	payer := lightning.Mainnet + ":" + hex.EncodeToString(lightningseller.PayerKey().PubKey().SerializeCompressed())
+	choice, err := p.Choose(read, payer, jsonv.Obj(), seller.Node.Now().Unix(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, err := p.Build(choice, atrBytes, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _ := p.Request(u)
+	inv, _ := r.GetString("invoice")
+	in, _ := lightning.Decode(inv)
+	pre, err := seller.Node.Settle(in.PaymentHash, in.AmountMsat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	node := preimageNode(hex.EncodeToString(pre[:]))
+	chosen := rails.Chosen{Pairing: p.ID(), Choice: choice, Ref: rails.NewRef()}
+	g := &gate.Gate{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := cost.CPU()
+	for b.Loop() {
+		lightning.ForgetVerified()
+		u, err := p.Build(choice, atrBytes, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, _ := p.Request(u)
+		answer, _ := node.Sign(ctx, r)
+		if _, err := g.Finish(atrBytes, p.ID(), chosen, answer); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cost.CPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}

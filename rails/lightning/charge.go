@@ -155,7 +155,10 @@ func (Charge) Request(u rails.Unsigned) (rails.Request, error) {
 	return u.(*chargeUnsigned).request.Clone(), nil
 }
 
-func (Charge) Moves(first rails.Request) bool { k, _ := first.GetString("kind"); return k == KindBolt11Pay }
+func (Charge) Moves(first rails.Request) bool {
+	k, _ := first.GetString("kind")
+	return k == KindBolt11Pay
+}
 
 // Complete joins the preimage: the credential {challenge, payload:
 // {preimage}}.
@@ -220,7 +223,7 @@ func (p Charge) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 		return rails.Inspection{}, err
 	}
 	return rails.Inspection{Pairing: ChargeID, Kind: "credential", Grant: g, H: e.H.String(),
-		WhereH: "challenge.request.methodDetails.invoice: the BOLT11 invoice's description hash (h), signed by the seller's node; also the challenge id",
+		WhereH:  "challenge.request.methodDetails.invoice: the BOLT11 invoice's description hash (h), signed by the seller's node; also the challenge id",
 		Details: jsonv.Obj("paymentHash", hex.EncodeToString(in.PaymentHash[:]), "realm", mpp.String(e.Challenge, "realm"))}, nil
 }
 

@@ -31,7 +31,7 @@ func vectorInvoices(f *testing.F) []string {
 			}
 		}
 	}
-	for _, name := range []string{"x402-exact-lnbtc.json", "x402-exact-lnbtc-invoice-named.json"} {
+	for _, name := range []string{"x402-exact-lnbtc.json", "x402-exact-lnbtc-invoice-named.json", "mpp-charge-lightning.json"} {
 		o, err := vectors.Load(name)
 		if err != nil {
 			f.Fatal(err)
@@ -69,14 +69,14 @@ func FuzzBOLT11(f *testing.F) {
 	})
 }
 
-// FuzzLNBTCPayment: Bound and Inspect of a presented x402 Lightning
-// payment never panic, and agree on H.
-func FuzzLNBTCPayment(f *testing.F) {
+// FuzzLightningPayment: Bound and Inspect of a presented Lightning payment
+// (x402 or an MPP credential) never panic, and agree on H.
+func FuzzLightningPayment(f *testing.F) {
 	payments, err := vectors.Payments()
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, id := range []string{ExactID, InvoiceNamedID} {
+	for _, id := range []string{ExactID, InvoiceNamedID, ChargeID} {
 		f.Add(jsonv.Marshal(payments[id]))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -88,7 +88,7 @@ func FuzzLNBTCPayment(f *testing.F) {
 			for _, p := range []interface {
 				Bound(jsonv.Value) (string, error)
 				Inspect(jsonv.Value) (rails.Inspection, error)
-			}{Exact{}, InvoiceNamed{}} {
+			}{Exact{}, InvoiceNamed{}, Charge{}} {
 				h, berr := p.Bound(v)
 				in, ierr := p.Inspect(v)
 				if (berr == nil) != (ierr == nil) || berr == nil && in.H != h {
