@@ -208,6 +208,12 @@ func TestMPPChargeStellar(t *testing.T) {
 				_, err := stellar.PlaceRequest(r, H)
 				return err
 			},
+			"fetchPresented when the reader fails": func(t *testing.T) error {
+				return stellarFetchPresented(t, true, placed, str(t, f, "V3", "envelope"), H.String())
+			},
+			"fetchPresented when the transaction is not found or has no envelope": func(t *testing.T) error {
+				return stellarFetchPresented(t, false, placed, str(t, f, "V3", "envelope"), H.String())
+			},
 			"a payload type other than transaction or hash": func(t *testing.T) error {
 				_, err := p.Bound(credential(placed, jsonv.Obj("type", "signature", "transaction", str(t, f, "V3", "envelope"))))
 				return err

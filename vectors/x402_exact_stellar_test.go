@@ -232,14 +232,10 @@ func TestX402ExactStellar(t *testing.T) {
 		if err != nil || jsonv.String(ref) != jsonv.String(get(t, v, "expectReference")) {
 			t.Fatalf("reference %s (%v)", jsonv.String(ref), err)
 		}
-		// expectStatus is the seller's settlement reading (V5), not run.
 	})
 
-	for _, name := range []string{"V5", "plant", "events"} {
-		t.Run(name, func(t *testing.T) {
-			t.Skip("seller side: settlement status, transfer-event search and its plant; the buyer gate never reads a ledger")
-		})
-	}
+	// V5, plant, events and V3v2's expectStatus: against a loopback Soroban RPC.
+	stellarStatusRows(t, f)
 
 	t.Run("agreedRefusals", func(t *testing.T) {
 		sim := str(t, f, "V2", "simulatedXdr")
@@ -305,7 +301,7 @@ func TestX402ExactStellar(t *testing.T) {
 				_, err := p.Bound(pay)
 				return err
 			},
-			"stellar/event-malformed": nil, // the seller's transfer-event reading
+			"stellar/event-malformed": func(t *testing.T) error { return stellarEventMalformed(t, f) },
 		}
 		for _, rv := range rows {
 			r := rv.(*jsonv.Object)
@@ -316,7 +312,7 @@ func TestX402ExactStellar(t *testing.T) {
 					t.Fatalf("no test for %s", want)
 				}
 				if check == nil {
-					t.Skipf("%s: not the buyer's (peer-missing is JavaScript's missing optional SDK; event-malformed is the seller's event reading)", want)
+					t.Skipf("%s: JavaScript's missing optional SDK; the SDK is compiled in", want)
 				}
 				wantRefusal(t, check(t), want)
 			})
