@@ -60,7 +60,8 @@ func Payments() (map[string]jsonv.Value, error) {
 			"extensions", r.get(r.file("x402-exact-stellar.json"), "V3", "extensions")),
 		"mpp/charge/stellar": jsonv.Obj("challenge", r.get(r.file("mpp-charge-stellar.json"), "place", "expect"),
 			"payload", jsonv.Obj("type", "transaction", "transaction", r.get(r.file("mpp-charge-stellar.json"), "V3", "envelope"))),
-		"x402/exact/algorand": b6("x402-exact-algorand.json"),
+		"x402/exact/algorand":            b6("x402-exact-algorand.json"),
+		"x402/exact/tron/lcp-trc20-memo": b6("x402-exact-tron-lcp-trc20-memo.json"),
 	}
 	if r.err != nil {
 		return nil, r.err

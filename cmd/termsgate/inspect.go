@@ -21,6 +21,7 @@ import (
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
+	"github.com/termsgate/termsgate/rails/tron"
 	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
@@ -102,6 +103,12 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 		return inspectJSON(v, name)
 	}
 	if isHexText(s) {
+		// A Tron transaction is protobuf whose first field is raw_data
+		// (0x0a), which no XRPL blob starts with (its first field is a
+		// type code, 0x12 for TransactionType); Tron writes lowercase hex.
+		if strings.HasPrefix(s, "0a") {
+			return guard("tron.InspectTx", func() (rails.Inspection, error) { return tron.InspectTx(s) })
+		}
 		return guard("xrpl.InspectBlob", func() (rails.Inspection, error) { return xrpl.InspectBlob(s) })
 	}
 	if o, err := x402.DecodeHeader(s); err == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
+	"github.com/termsgate/termsgate/rails/tron"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
 
@@ -53,5 +54,6 @@ func Default() *rails.Registry {
 		algorand.Exact{},
 		lightning.InvoiceNamed{},
 		lightning.Charge{},
+		tron.Exact{},
 	)
 }
