@@ -3,70 +3,107 @@ package mcppay
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strconv"
-	"sync/atomic"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Client wraps an initialized mcp-go client session so that its tool calls
-// are paid through the Payer. Calls go out on the session's own transport,
-// under ids of their own ("termsgate-N"), so that the raw answer, and the
-// data of a JSON-RPC error, reach the Payer as the server sent them.
-type Client struct {
-	MCP   *client.Client
-	Payer *Payer
-	seq   atomic.Int64
+// Wrap returns inner as a transport whose tool calls are paid through the
+// Payer: build the mcp-go client session on it (client.NewClient(Wrap(t,
+// payer))) and every CallTool the server answers with "payment required"
+// is paid and retried once on the same transport, with the session's own
+// headers and _meta; the client sees the paid answer, or a decline's tool
+// error (DeclineResult). The wrapper sits below the session so that the
+// raw answer, and the data of a JSON-RPC error, reach the Payer as the
+// server sent them. OnOutcome, when set, is told what each paid call did.
+func Wrap(inner transport.Interface, payer *Payer, onOutcome func(tool string, o Outcome)) transport.Interface {
+	w := &wrapped{Interface: inner, payer: payer, onOutcome: onOutcome}
+	if h, ok := inner.(transport.HTTPConnection); ok {
+		return &wrappedHTTP{wrapped: w, http: h}
+	}
+	return w
 }
 
-// CallTool calls the tool, paying it when it asks. The result is the
-// server's (after the paid retry), or a decline's tool error (isError, the
-// decline's JSON) with the Outcome saying what was paid or declined. A
-// JSON-RPC error that is no request for payment is returned as an error.
-func (c *Client) CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, Outcome, error) {
+type wrapped struct {
+	transport.Interface
+	payer     *Payer
+	onOutcome func(string, Outcome)
+}
+
+type wrappedHTTP struct {
+	*wrapped
+	http transport.HTTPConnection
+}
+
+func (w *wrappedHTTP) SetProtocolVersion(v string) { w.http.SetProtocolVersion(v) }
+
+// SetRequestHandler passes the server's requests (elicitation, sampling)
+// to the session, when the inner transport carries them.
+func (w *wrapped) SetRequestHandler(h transport.RequestHandler) {
+	if b, ok := w.Interface.(transport.BidirectionalInterface); ok {
+		b.SetRequestHandler(h)
+	}
+}
+
+func (w *wrapped) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method != string(mcp.MethodToolsCall) {
+		return w.Interface.SendRequest(ctx, req)
+	}
 	params, err := json.Marshal(req.Params)
 	if err != nil {
-		return nil, Outcome{}, err
+		return w.Interface.SendRequest(ctx, req)
 	}
-	first, err := c.send(ctx, params)
+	resp, err := w.Interface.SendRequest(ctx, req)
+	if err != nil || paysItself(params) {
+		return resp, err
+	}
+	first, err := answerOf(resp)
 	if err != nil {
-		return nil, Outcome{}, err
+		return resp, nil // data that does not re-encode: not ours to read
 	}
-	answer, out := first, Outcome{}
-	if !paysItself(params) {
-		answer, out = c.Payer.Settle(ctx, req.Params.Name, params, first, c.send)
+	if r, rerr := ReadRequired(first); r == nil && rerr == nil {
+		return resp, nil
 	}
+	var named struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &named)
+	send := func(ctx context.Context, paid json.RawMessage) (Answer, error) {
+		again := req
+		again.Params = paid
+		r, err := w.Interface.SendRequest(ctx, again)
+		if err != nil {
+			return Answer{}, err
+		}
+		return answerOf(r)
+	}
+	answer, out := w.payer.Settle(ctx, named.Name, params, first, send)
+	if w.onOutcome != nil {
+		w.onOutcome(named.Name, out)
+	}
+	final := &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: answer.Result}
 	if answer.Error != nil {
-		return nil, out, fmt.Errorf("mcppay: %s: error %d: %s", req.Params.Name, answer.Error.Code, answer.Error.Message)
+		final.Result = nil
+		final.Error = &mcp.JSONRPCErrorDetails{Code: answer.Error.Code, Message: answer.Error.Message}
+		if len(answer.Error.Data) > 0 {
+			final.Error.Data = answer.Error.Data
+		}
 	}
-	raw := json.RawMessage(answer.Result)
-	result, err := mcp.ParseCallToolResult(&raw)
-	if err != nil {
-		return nil, out, fmt.Errorf("mcppay: %s: the result is unreadable: %w", req.Params.Name, err)
-	}
-	return result, out, nil
+	return final, nil
 }
 
-func (c *Client) send(ctx context.Context, params json.RawMessage) (Answer, error) {
-	id := "termsgate-" + strconv.FormatInt(c.seq.Add(1), 10)
-	resp, err := c.MCP.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: string(mcp.MethodToolsCall), Params: params,
-	})
-	if err != nil {
-		return Answer{}, err
-	}
-	a := Answer{Result: resp.Result}
-	if resp.Error != nil {
-		a.Error = &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
-		if resp.Error.Data != nil {
-			// mcp-go decoded data into Go values; re-encoded, it is read
-			// by the same strict reader as any other.
-			if a.Error.Data, err = json.Marshal(resp.Error.Data); err != nil {
+// answerOf is a transport response as an Answer; mcp-go decoded an error's
+// data into Go values, which are encoded again for the strict reader.
+func answerOf(r *transport.JSONRPCResponse) (Answer, error) {
+	a := Answer{Result: r.Result}
+	if r.Error != nil {
+		a.Error = &RPCError{Code: r.Error.Code, Message: r.Error.Message}
+		if r.Error.Data != nil {
+			data, err := json.Marshal(r.Error.Data)
+			if err != nil {
 				return Answer{}, err
 			}
+			a.Error.Data = data
 		}
 	}
 	return a, nil

@@ -40,7 +40,15 @@ func StartStdio(cmd *exec.Cmd, log *slog.Logger) (*StdioConn, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &StdioConn{cmd: cmd, in: in, recv: make(chan []byte, 16), done: make(chan struct{})}
+	c := NewStreamConn(in, out, log)
+	c.cmd = cmd
+	return c, nil
+}
+
+// NewStreamConn is a StdioConn over a server's input and output streams
+// already open (an in-process server on pipes); Close closes in.
+func NewStreamConn(in io.WriteCloser, out io.Reader, log *slog.Logger) *StdioConn {
+	c := &StdioConn{in: in, recv: make(chan []byte, 16), done: make(chan struct{})}
 	go func() {
 		defer close(c.recv)
 		lines := newLineReader(out)
@@ -64,7 +72,7 @@ func StartStdio(cmd *exec.Cmd, log *slog.Logger) (*StdioConn, error) {
 			}
 		}
 	}()
-	return c, nil
+	return c
 }
 
 func (c *StdioConn) Send(_ context.Context, msg []byte) error {
@@ -88,6 +96,9 @@ func (c *StdioConn) Close() error {
 	}
 	c.mu.Unlock()
 	c.in.Close()
+	if c.cmd == nil {
+		return nil
+	}
 	return c.cmd.Wait()
 }
 

@@ -61,11 +61,6 @@ func strictValue(raw []byte, maxBytes, maxDepth int) (jsonv.Value, error) {
 func distinctNames(raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	type frame struct {
-		object  bool
-		names   map[string]bool
-		wantKey bool
-	}
 	var stack []frame
 	for {
 		tok, err := dec.Token()
@@ -79,6 +74,7 @@ func distinctNames(raw []byte) error {
 		if top >= 0 && stack[top].object && stack[top].wantKey {
 			if d, ok := tok.(json.Delim); ok && d == '}' {
 				stack = stack[:top]
+				valueEnded(stack)
 				continue
 			}
 			name, _ := tok.(string)
@@ -100,11 +96,22 @@ func distinctNames(raw []byte) error {
 		case '}', ']':
 			stack = stack[:top]
 		}
-		// A value ended: its object waits for the next name.
-		if n := len(stack) - 1; n >= 0 && stack[n].object {
-			stack[n].wantKey = true
-		}
+		valueEnded(stack)
 	}
+}
+
+// valueEnded: a value ended, so its object, if it is in one, waits for the
+// next name.
+func valueEnded(stack []frame) {
+	if n := len(stack) - 1; n >= 0 && stack[n].object {
+		stack[n].wantKey = true
+	}
+}
+
+type frame struct {
+	object  bool
+	names   map[string]bool
+	wantKey bool
 }
 
 // strictObject is strictValue for a JSON object.
