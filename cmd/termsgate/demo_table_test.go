@@ -21,8 +21,6 @@ var noDemoYet = map[string]bool{
 	"mpp/session/tempo":      true,
 	"mpp/subscription/tempo": true,
 	"mpp/session/xrpl":       true,
-	// No public proof: its demo needs the agreement exchange's seller.
-	"x402/exact/eip155/erc7710": true,
 }
 
 // Every registered pairing has a demo row, and every row pays: `demo --rail

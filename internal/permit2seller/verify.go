@@ -18,6 +18,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
 )
 
@@ -210,52 +211,79 @@ func escrowVerifier(option *jsonv.Object, permit2 bool) func(*jsonv.Object, atr.
 	}
 }
 
-// delegationVerifier checks an ERC-7710 salt-level payment as MetaMask's
-// DelegationManager does before it redeems: the manager is the reference
-// one, the context's leaf is a root delegation from the payload's delegator
-// whose EIP-712 signature (an EOA's) recovers to it, its salt is H, and its
-// one caveat's terms are the option's token and amount (what an
-// ERC20TransferAmountEnforcer reads); redeemed once.
+// delegationVerifier checks an ERC-7710 payment as MetaMask's
+// DelegationManager redeems it (RedeemedLeaf, under the manager of the
+// reference deployment on the option's chain) and that the leaf's salt is
+// H; redeemed once.
 func delegationVerifier(option *jsonv.Object) func(*jsonv.Object, atr.Hash, time.Time) (string, error) {
 	var once used
 	return func(p *jsonv.Object, h atr.Hash, _ time.Time) (string, error) {
 		payload, _ := p.GetObject("payload")
-		if !evm.IsReferenceManager(str(payload, "delegationManager"), str(option, "network")) {
+		manager := str(payload, "delegationManager")
+		if !evm.IsReferenceManager(manager, str(option, "network")) {
 			return "", errors.New("the manager is not MetaMask's DelegationManager")
 		}
-		raw, ok := evm.HexBytes(str(payload, "permissionContext"))
-		if !ok {
-			return "", errors.New("the permission context is not hex")
-		}
-		ds, err := evm.DecodePermissionContext(raw)
-		if err != nil || len(ds) == 0 {
-			return "", errors.New("the permission context holds no delegation")
-		}
-		leaf := ds[0]
-		if leaf.Salt != h {
-			return "", fmt.Errorf("the leaf's salt is not the hash of the terms served, %s", h)
-		}
-		root, _ := evm.HexBytes(evm.RootAuthority)
-		if string(leaf.Authority[:]) != string(root) || !strings.EqualFold(leaf.Delegator, str(payload, "delegator")) {
-			return "", errors.New("the leaf is not a root delegation from the delegator")
-		}
-		if len(leaf.Caveats) != 1 || string(leaf.Caveats[0].Terms) != string(TransferTerms(str(option, "asset"), str(option, "amount"))) {
-			return "", errors.New("the leaf's caveat does not hold it to the offered token and amount")
-		}
-		chain, _ := evm.ChainID(str(option, "network"))
-		signed := leaf
-		signed.Signature = nil
-		digest, err := evm.TypedDataDigest(evm.DelegationTypedData(chain, evm.DelegationManager, signed))
+		leaf, err := RedeemedLeaf(option, payload, evm.DelegationManager)
 		if err != nil {
 			return "", err
 		}
-		who, err := evm.Recover(digest, leaf.Signature)
-		if err != nil || !strings.EqualFold(who.Hex(), leaf.Delegator) {
-			return "", errors.New("the leaf's signature does not recover to its delegator")
+		if leaf.Salt != h {
+			return "", fmt.Errorf("the leaf's salt is not the hash of the terms served, %s", h)
 		}
-		return who.Hex(), once.take(who.Hex(), h)
+		return leaf.Delegator, once.take(leaf.Delegator, h)
 	}
 }
+
+// RedeemedLeaf checks what a delegation manager at manager checks when the
+// facilitator redeems a payment's permission context for option, and
+// returns the leaf: the payload names that manager; the context decodes
+// and holds a delegation; its leaf is a root delegation from the payload's
+// delegator to the facilitator (or to anyone), whose EIP-712 signature
+// under the manager's domain (an EOA's) recovers to the delegator; and its
+// one caveat's terms are the option's token and amount (what an
+// ERC20TransferAmountEnforcer reads). Which salt the leaf carries is the
+// caller's to judge.
+func RedeemedLeaf(option, payload *jsonv.Object, manager string) (evm.Delegation, error) {
+	if !strings.EqualFold(str(payload, "delegationManager"), manager) {
+		return evm.Delegation{}, fmt.Errorf("the payment is redeemed through %s, not %s", str(payload, "delegationManager"), manager)
+	}
+	raw, ok := evm.HexBytes(str(payload, "permissionContext"))
+	if !ok {
+		return evm.Delegation{}, errors.New("the permission context is not hex")
+	}
+	ds, err := evm.DecodePermissionContext(raw)
+	if err != nil || len(ds) == 0 {
+		return evm.Delegation{}, errors.New("the permission context holds no delegation")
+	}
+	leaf := ds[0]
+	root, _ := evm.HexBytes(evm.RootAuthority)
+	if string(leaf.Authority[:]) != string(root) || !strings.EqualFold(leaf.Delegator, str(payload, "delegator")) {
+		return evm.Delegation{}, errors.New("the leaf is not a root delegation from the delegator")
+	}
+	if !strings.EqualFold(leaf.Delegate, facilitator) && !strings.EqualFold(leaf.Delegate, evm.AnyDelegate) {
+		return evm.Delegation{}, errors.New("the leaf delegates to someone other than the facilitator that redeems it")
+	}
+	if len(leaf.Caveats) != 1 || string(leaf.Caveats[0].Terms) != string(TransferTerms(str(option, "asset"), str(option, "amount"))) {
+		return evm.Delegation{}, errors.New("the leaf's caveat does not hold it to the offered token and amount")
+	}
+	chain, _ := evm.ChainID(str(option, "network"))
+	signed := leaf
+	signed.Signature = nil
+	digest, err := evm.TypedDataDigest(evm.DelegationTypedData(chain, manager, signed))
+	if err != nil {
+		return evm.Delegation{}, err
+	}
+	who, err := evm.Recover(digest, leaf.Signature)
+	if err != nil || !strings.EqualFold(who.Hex(), leaf.Delegator) {
+		return evm.Delegation{}, errors.New("the leaf's signature does not recover to its delegator")
+	}
+	leaf.Delegator = who.Hex()
+	return leaf, nil
+}
+
+// DemoIssuer issues the demo's leaf delegations: to the facilitator, held
+// by one caveat to the requested token and amount (signer.WithDelegations).
+func DemoIssuer(req rails.Request) (string, []evm.Caveat, error) { return demoIssuer(req) }
 
 // TransferTerms are an ERC20TransferAmountEnforcer's terms: the token's 20
 // bytes and the amount as a 32-byte word.
