@@ -178,7 +178,16 @@ func TestSharedChannelChild(t *testing.T) {
 		return
 	}
 	ctx := context.Background()
-	s, err := ledger.Open(ctx, os.Getenv("STATE"))
+	var s ledger.Store
+	var err error
+	if state := os.Getenv("STATE"); strings.HasPrefix(state, "postgres") {
+		s, err = ledger.Open(ctx, state)
+	} else {
+		// Eight payers in four processes take turns at the file: under the
+		// race detector on a loaded machine one can wait past the default
+		// 5 s, which is a refusal to sign, not what this test is about.
+		s, err = ledger.OpenFile(state, &ledger.FileOptions{LockTimeout: time.Minute})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +201,9 @@ func TestSharedChannelChild(t *testing.T) {
 	}
 	g := channelGate()
 	g.Policy = policy
-	ch := &ledger.SharedChannel{Store: s.(ledger.ChannelStore),
+	// Each race a payer loses is a voucher another one built, so as many
+	// attempts as the fleet has vouchers can never run out.
+	ch := &ledger.SharedChannel{Store: s.(ledger.ChannelStore), Attempts: fleetTotal / fleetCharge,
 		Key: ledger.ChannelKey{Pairing: os.Getenv("PAIRING"), Network: os.Getenv("NETWORK"), Channel: os.Getenv("CHANNEL")}}
 	key := &countingSigner{Signer: tempoKey(t)}
 	var mu sync.Mutex
