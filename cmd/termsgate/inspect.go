@@ -18,6 +18,7 @@ import (
 	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -40,7 +41,8 @@ PAYMENT is a file (or standard input) holding one of:
   a signed Tempo transaction, 0x76… hex;
   a bare XRPL signed blob (hex, no 0x);
   a bare Stellar transaction envelope (base64 XDR);
-  a bare Solana wire transaction (base64 or base58).
+  a bare Solana wire transaction (base64 or base58);
+  a bare Hedera Transaction or TransactionList (base64).
 A bare transaction names no offer: what it grants is read from it, and
 where H sits is said as far as the transaction alone can say.
 Prints, as JSON, the same members for every payment (null where the payment
@@ -126,6 +128,14 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 		}
 		if b[0] == 0 {
 			return guard("stellar.InspectEnvelope", func() (rails.Inspection, error) { return stellar.InspectEnvelope(s) })
+		}
+		// A Hedera Transaction starts with its field 5 (0x2a), a
+		// TransactionList with field 1 (0x0a); a Solana transaction with
+		// as many signatures is tried after.
+		if b[0] == 0x2a || b[0] == 0x0a {
+			if in, err := guard("hedera.InspectTransaction", func() (rails.Inspection, error) { return hedera.InspectTransaction(s) }); err == nil {
+				return in, nil
+			}
 		}
 		return guard("solana.InspectWire", func() (rails.Inspection, error) { return solana.InspectWire(s) })
 	}

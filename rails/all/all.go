@@ -7,6 +7,7 @@ import (
 	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/lightning"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
@@ -41,6 +42,7 @@ func Default() *rails.Registry {
 		solana.Charge{},
 		solana.ChargeUSDC{},
 		solana.Upto{},
+		hedera.Exact{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},
