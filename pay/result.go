@@ -49,6 +49,9 @@ type Result struct {
 	// SettlementErr says why).
 	Settlement    *Settlement
 	SettlementErr error
+	// Verified is what the chain showed of the payment, read through
+	// Transport.Verify after a 2xx answer; nil without a Verifier (verify.go).
+	Verified *Verification
 
 	origin string // of URL, for CheckRedirect
 }

@@ -147,6 +147,9 @@ type Transport struct {
 	// NoATRCache fetches the terms for every payment, whatever ATRCache
 	// and the Gate's Fetcher.Cache say.
 	NoATRCache bool
+	// Verify, when set, reads each accepted payment's settlement from the
+	// chain (Result.Verified; verify.go).
+	Verify *Verifier
 
 	ownCache struct {
 		once  sync.Once
@@ -350,6 +353,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			res.Settlement, res.SettlementErr = readReceipt(h)
 		}
 	}
+	t.verify(ctx, journaled, res)
 	withResult(paid, req, res)
 	if log.Enabled(ctx, slog.LevelInfo) {
 		attrs := []slog.Attr{slog.String("url", logURL(req.URL)),

@@ -104,6 +104,7 @@ type payFlags struct {
 	allowHTTP            bool
 	allowUnbound         bool
 	verbose              bool
+	verifySettlement     bool
 	ca                   *caFlag
 	url                  string
 	approveAgreement     string // --approve-agreement-up-to (pay_more.go)
@@ -148,6 +149,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.StringVar(&f.approveAgreement, "approve-agreement-up-to", "", "approve up front an agreement payment of at most N atomic units, for an offer payable only after the agreement exchange (the limits still apply)")
 	fs.Var(agentFlag{&f.agent}, "agent", "pay the offer as this agent identity (CAIP-10, e.g. cloudflare:402:NAME; it signs no payment), the key paying only the agreement")
 	fs.BoolVar(&f.verbose, "v", false, "log each payment step to standard error")
+	addVerifyFlag(fs, &f.verifySettlement)
 	f.ca = addCAFlag(fs)
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "the limit on the whole exchange")
 	return f
@@ -341,6 +343,11 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	rpc := f.ca.applyClient(payClient(f.allowPrivate)) // the chains' RPCs, trusting --ca-file too
 	t.Inputs = f.xrpl.inputs(s, rpc)
 	t.InputsFor = f.solana.inputsFor(rpc, f.stellar.inputsFor(rpc))
+	if f.verifySettlement && !f.dryRun {
+		if t.Verify, err = f.verifier(rpc); err != nil {
+			return usageError(stderr, "pay", err)
+		}
+	}
 	if store != nil {
 		t.Journal = ledger.Journal(store)
 	}
@@ -426,6 +433,9 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return exitFailure
+	}
+	if t.Verify != nil && (res == nil || !reportVerification(stderr, res)) {
 		return exitFailure
 	}
 	return exitOK

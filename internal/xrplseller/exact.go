@@ -229,3 +229,14 @@ func demoXRPL(ctx context.Context, s *demo.Session) error {
 	say("   signer calls for it: %d; nothing was sent", wallet.Calls()-before)
 	return nil
 }
+
+// NewExact is a seller of one resource for amount drops to payTo on
+// network, under the terms atrBytes.
+func NewExact(atrBytes []byte, payTo, network, amount string) *Exact {
+	s := &Exact{payTo: payTo, network: network, amount: amount}
+	s.SetATR(atrBytes)
+	return s
+}
+
+// ResourceURL is the paid resource's URL.
+func (s *Exact) ResourceURL() string { return "https://" + apiHost + "/v1/report" }

@@ -143,9 +143,15 @@ func readRef(o *jsonv.Object) (ref, bool) {
 // tec result is failed claimed-fee; any other result is pending unreadable.
 // At most two calls.
 func landedStatus(o *jsonv.Object, r Reader, is func(*Landed, ref) bool) Status {
+	s, _ := landedRead(o, r, is)
+	return s
+}
+
+// landedRead is landedStatus with the transaction read, when one was.
+func landedRead(o *jsonv.Object, r Reader, is func(*Landed, ref) bool) (Status, *Landed) {
 	rf, ok := readRef(o)
 	if r == nil || !ok || rf.network != r.Network() {
-		return pending(WhyUnreadable)
+		return pending(WhyUnreadable), nil
 	}
 	var rng *Range
 	if rf.last != nil {
@@ -153,37 +159,37 @@ func landedStatus(o *jsonv.Object, r Reader, is func(*Landed, ref) bool) Status 
 	}
 	l, all, err := r.Tx(strings.ToUpper(rf.transaction), rng)
 	if err != nil {
-		return pending(WhyUnreadable)
+		return pending(WhyUnreadable), l
 	}
 	if l == nil {
 		if !all || rf.last == nil {
-			return pending(WhyNotFound)
+			return pending(WhyNotFound), l
 		}
 		v, err := r.ValidatedLedger()
 		if err != nil || v < 0 {
-			return pending(WhyUnreadable)
+			return pending(WhyUnreadable), l
 		}
 		if v > int64(*rf.last) {
-			return failed(WhyExpired)
+			return failed(WhyExpired), l
 		}
-		return pending(WhyNotFound)
+		return pending(WhyNotFound), l
 	}
 	if !l.Validated {
-		return pending(WhyNotValidated)
+		return pending(WhyNotValidated), l
 	}
 	switch {
 	case l.Result == "tesSUCCESS":
 		if !is(l, rf) {
-			return failed(WhyNotThisInstrument)
+			return failed(WhyNotThisInstrument), l
 		}
 		if l.LedgerIndex < 0 {
-			return pending(WhyUnreadable)
+			return pending(WhyUnreadable), l
 		}
-		return Status{State: StateSettled, LedgerIndex: l.LedgerIndex}
+		return Status{State: StateSettled, LedgerIndex: l.LedgerIndex}, l
 	case strings.HasPrefix(l.Result, "tec"):
-		return failed(WhyClaimedFee)
+		return failed(WhyClaimedFee), l
 	}
-	return pending(WhyUnreadable)
+	return pending(WhyUnreadable), l
 }
 
 // ChargeStatus is the settlement of x402/exact/xrpl and mpp/charge/xrpl
@@ -191,10 +197,18 @@ func landedStatus(o *jsonv.Object, r Reader, is func(*Landed, ref) bool) Status 
 // fromLedger}): landedStatus, where the transaction must be a Payment whose
 // InvoiceID is the reference's expect (case-insensitive).
 func ChargeStatus(o *jsonv.Object, r Reader) Status {
-	return landedStatus(o, r, func(l *Landed, rf ref) bool {
-		inv := l.InvoiceID()
-		return l.Type() == "Payment" && isHash256(inv) && isHash256(rf.expect) && strings.EqualFold(inv, rf.expect)
-	})
+	return landedStatus(o, r, chargeIs)
+}
+
+// ChargeRead is ChargeStatus with the transaction it read (nil when none
+// was found or the read failed), for a buyer checking what it paid.
+func ChargeRead(o *jsonv.Object, r Reader) (Status, *Landed) {
+	return landedRead(o, r, chargeIs)
+}
+
+func chargeIs(l *Landed, rf ref) bool {
+	inv := l.InvoiceID()
+	return l.Type() == "Payment" && isHash256(inv) && isHash256(rf.expect) && strings.EqualFold(inv, rf.expect)
 }
 
 // OpenStatus is the settlement of an mpp/session/xrpl opening (reference
