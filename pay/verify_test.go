@@ -290,3 +290,59 @@ func TestVerifySettlementStellar(t *testing.T) {
 		}
 	})
 }
+
+// verifyJournal is a Journal that keeps what Verified was given.
+type verifyJournal struct {
+	ids      int
+	verified map[string]*pay.Verification
+}
+
+func (j *verifyJournal) Record(context.Context, *pay.Result) (string, error) {
+	j.ids++
+	return "p" + string(rune('0'+j.ids)), nil
+}
+func (j *verifyJournal) Answered(context.Context, string, int) error { return nil }
+func (j *verifyJournal) Unanswered(context.Context, string) (string, *pay.Result, error) {
+	return "", nil, nil
+}
+func (j *verifyJournal) Unsent(context.Context, string) {}
+func (j *verifyJournal) Verified(_ context.Context, id string, v *pay.Verification) error {
+	if j.verified == nil {
+		j.verified = map[string]*pay.Verification{}
+	}
+	j.verified[id] = v
+	return nil
+}
+
+// A settlement that does not hold reaches the Journal under the payment's
+// id, as it is on the result.
+func TestVerifySettlementJournaled(t *testing.T) {
+	payer, _ := signer.XRPLDev("xrpl:1")
+	seller := xrplseller.NewExact([]byte("the terms"), xrplPayee, "xrpl:1", "1000000")
+	srv, err := loopback.Start(seller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	inputs := httptest.NewServer(&xrplrpc.Ledger{Current: 990, BaseFee: 10, OpenFee: 12, Accounts: map[string]uint32{payer.Address(): 7}})
+	defer inputs.Close()
+	chain := httptest.NewServer(&xrplrpc.Ledger{Validated: 995}) // holds nothing: not landed
+	defer chain.Close()
+	j := &verifyJournal{}
+	tr := &pay.Transport{
+		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
+		Signer: payer, Policy: pay.NoLimits(), Journal: j,
+		Inputs: (&xrplrpc.Inputs{Client: &xrplrpc.Client{URL: inputs.URL, HTTP: inputs.Client()}, Account: payer.Address()}).For,
+		Verify: &pay.Verifier{XRPL: map[string]xrpl.Reader{
+			"xrpl:1": xrplrpc.Reader{Client: &xrplrpc.Client{URL: chain.URL, HTTP: chain.Client()}, Of: "xrpl:1"}}},
+	}
+	resp, err := pay.NewClient(tr).Get(seller.ResourceURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	res := pay.ResultOf(resp)
+	if v := j.verified["p1"]; v == nil || v != res.Verified || v.OK() || strings.Join(v.Problems, ",") != pay.ProblemNotLanded {
+		t.Fatalf("journaled %+v, result %+v", j.verified, res.Verified)
+	}
+}
