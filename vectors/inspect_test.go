@@ -18,6 +18,7 @@ var unstated = map[string]map[string]string{
 	"x402/exact/lnbtc":               {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
 	"x402/exact/lnbtc/invoice-named": {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
 	"mpp/charge/lightning":           {"payer": "the payer's node paid an invoice; the credential is its preimage and names no payer"},
+	"mpp/session/lightning":          {"payer": "the payer's node paid the deposit invoice; the open names only its return invoice"},
 }
 
 // TestEveryPairingInspects runs every registered pairing's Inspect over a

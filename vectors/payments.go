@@ -37,6 +37,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/lnbtc":                 b6("x402-exact-lnbtc.json"),
 		"x402/exact/lnbtc/invoice-named":   b6("x402-exact-lnbtc-invoice-named.json"),
 		"mpp/charge/lightning":             b6("mpp-charge-lightning.json"),
+		"mpp/session/lightning":            b6("mpp-session-lightning.json"),
 		"mpp/charge/usdc/gateway":          b6("mpp-charge-usdc-gateway.json"),
 		"mpp/charge/solana":                b6("mpp-charge-solana.json"),
 		"mpp/charge/usdc/solana":           b6("mpp-charge-usdc-solana.json"),

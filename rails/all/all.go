@@ -57,5 +57,6 @@ func Default() *rails.Registry {
 		lightning.InvoiceNamed{},
 		lightning.Charge{},
 		tron.Exact{},
+		lightning.Session{},
 	)
 }
