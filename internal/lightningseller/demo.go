@@ -32,15 +32,21 @@ func init() {
 		Run:   func(ctx context.Context, s *demo.Session) error { return demoX402(ctx, s, lightning.InvoiceNamedID) }})
 	demo.Register(demo.Row{Pairing: lightning.ChargeID, Aliases: []string{"mpp-lightning"},
 		About: "21 sat by MPP's lightning charge: the challenge's invoice has H as its description hash, signed by the seller's node; the agreement first, then the buyer's LND node pays",
-		Run:   demoMPP})
+		Run:   func(ctx context.Context, s *demo.Session) error { return demoMPP(ctx, s, lightning.ChargeID) }})
+	demo.Register(demo.Row{Pairing: lightning.SessionID, Aliases: []string{"session-lightning"},
+		About: "a 21 sat Lightning session deposit by MPP: the deposit invoice's description hash is H; the agreement first, then the open pays the deposit and registers the buyer's return invoice",
+		Run:   func(ctx context.Context, s *demo.Session) error { return demoMPP(ctx, s, lightning.SessionID) }})
 }
 
 // demoMPP pays the seller's mpp/charge/lightning challenge: the terms
 // fetched and compared, the agreement paid, then the node pays the
 // challenge's invoice and the credential carries the preimage.
-func demoMPP(ctx context.Context, s *demo.Session) error {
+func demoMPP(ctx context.Context, s *demo.Session, pairing string) error {
 	say, fail := s.Say, demo.Fail
 	seller := NewCharge(demo.ATR, DemoBody)
+	if pairing == lightning.SessionID {
+		seller = NewSession(demo.ATR, DemoBody)
+	}
 	net, err := Start(seller)
 	if err != nil {
 		return fail("cannot start the local seller:", err)
@@ -59,18 +65,28 @@ func demoMPP(ctx context.Context, s *demo.Session) error {
 	agreer := demo.Count(key)
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: client}}
 	url := seller.ResourceURL()
-	say("termsgate demo: an MPP Lightning seller (%s) on %s, TLS, loopback only", lightning.ChargeID, net.Server.Listener.Addr())
+	say("termsgate demo: an MPP Lightning seller (%s) on %s, TLS, loopback only", pairing, net.Server.Listener.Addr())
 	say("payer node: %s (LND REST at https://%s)", node.Account(), PayerHost)
 	say("")
 	say("1. GET %s", url)
-	resp, doc, _, err := demo.MPPOffer(ctx, client, g, url, lightning.ChargeID)
+	resp, doc, _, err := demo.MPPOffer(ctx, client, g, url, pairing)
 	if err != nil {
 		return fail(err)
 	}
 	offer := resp.Header.Get("WWW-Authenticate")
-	say("   402: a lightning charge of 21 sat; its invoice's description hash is H = %s, signed by the seller's node", seller.Hash())
 	opts := &gate.TransactOptions{AgreementSigner: agreer}
-	first, err := g.Transact(ctx, doc, lightning.ChargeID, payer, opts)
+	if pairing == lightning.SessionID {
+		// The buyer's node writes the return invoice the seller refunds to at close: no amount.
+		ret, _, err := NewReceiver(PayerKey()).Issue(0, 86400, make([]byte, 32), nil)
+		if err != nil {
+			return err
+		}
+		opts.Inputs = jsonv.Obj("returnInvoice", ret)
+		say("   402: a lightning session; its 21 sat deposit invoice's description hash is H = %s, signed by the seller's node", seller.Hash())
+	} else {
+		say("   402: a lightning charge of 21 sat; its invoice's description hash is H = %s, signed by the seller's node", seller.Hash())
+	}
+	first, err := g.Transact(ctx, doc, pairing, payer, opts)
 	if err != nil {
 		return fail("the gate declined:", err)
 	}
@@ -80,7 +96,7 @@ func demoMPP(ctx context.Context, s *demo.Session) error {
 	amount, _ := first.Approve.Option.GetString("amount")
 	say("2. terms fetched and compared; no public proof, so approval is asked for the agreement (node payments so far: %d)", payer.Calls())
 	opts.Approved = first.Approve
-	paid, err := g.Transact(ctx, doc, lightning.ChargeID, payer, opts)
+	paid, err := g.Transact(ctx, doc, pairing, payer, opts)
 	if err != nil {
 		return fail("the gate declined:", err)
 	}

@@ -50,3 +50,16 @@ func TestDemoMPPChargePaysEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// The session demo: the open pays the deposit once, after the agreement.
+func TestDemoSessionPaysEndToEnd(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "session-lightning", "")
+	if err != nil || paid == "" {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"node payments so far: 0", "agreement signatures: 1), receipt", "node payments: 1", ": 200, "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

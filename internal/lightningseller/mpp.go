@@ -32,9 +32,18 @@ func (s *Seller) Challenges() ([]jsonv.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	expires := time.Unix(in.ExpiresAt(), 0).UTC().Format("2006-01-02T15:04:05Z")
+	if s.Pairing == lightning.SessionID {
+		// A deposit of 21 sat; each request after the open costs 1 sat.
+		request := jsonv.Obj("amount", "1", "currency", "sat", "depositInvoice", inv, "paymentHash", hex.EncodeToString(hash[:]))
+		c := jsonv.Obj("realm", Realm, "method", "lightning", "intent", "session", "request", mpp.EncodeObject(request), "expires", expires)
+		s.mu.Lock()
+		s.issuedRequests[hash] = mpp.String(c, "request")
+		s.mu.Unlock()
+		return lightning.Session{}.Advertise([]jsonv.Value{c}, h, s.Agreements.Link(h), c, s.Agreements.ResourceURL())
+	}
 	request := jsonv.Obj("amount", "21", "currency", "sat", "methodDetails", jsonv.Obj(
 		"invoice", inv, "network", "mainnet", "paymentHash", hex.EncodeToString(hash[:])))
-	expires := time.Unix(in.ExpiresAt(), 0).UTC().Format("2006-01-02T15:04:05Z")
 	c := jsonv.Obj("realm", Realm, "method", "lightning", "intent", "charge", "request", mpp.EncodeObject(request), "expires", expires)
 	s.mu.Lock()
 	s.issuedRequests[hash] = mpp.String(c, "request")
@@ -83,7 +92,13 @@ func (s *Seller) verifyMPP(header string) error {
 	if err != nil {
 		return err
 	}
-	h, err := lightning.Charge{}.Bound(cred) // id, opaque, the invoice's h, the paymentHash, the preimage
+	var p interface {
+		Bound(jsonv.Value) (string, error)
+	} = lightning.Charge{}
+	if s.Pairing == lightning.SessionID {
+		p = lightning.Session{} // the open action: the deposit paid, a return invoice registered
+	}
+	h, err := p.Bound(cred) // id, opaque, the invoice's h, the paymentHash, the preimage
 	if err != nil {
 		return err
 	}
@@ -93,7 +108,11 @@ func (s *Seller) verifyMPP(header string) error {
 	challenge, _ := cred.GetObject("challenge")
 	req, _ := mpp.DecodeObject(mpp.String(challenge, "request"))
 	d, _ := req.GetObject("methodDetails")
-	in, err := lightning.Decode(mpp.String(d, "invoice"))
+	inv := mpp.String(d, "invoice")
+	if s.Pairing == lightning.SessionID {
+		inv = mpp.String(req, "depositInvoice")
+	}
+	in, err := lightning.Decode(inv)
 	if err != nil {
 		return err
 	}
@@ -127,5 +146,13 @@ func (s *Seller) verifyMPP(header string) error {
 func NewCharge(atrBytes, body []byte) *Seller {
 	s := New(atrBytes, body)
 	s.Pairing = lightning.ChargeID
+	return s
+}
+
+// NewSession returns an mpp/session/lightning seller: the open pays a
+// 21 sat deposit invoice and serves the first request.
+func NewSession(atrBytes, body []byte) *Seller {
+	s := New(atrBytes, body)
+	s.Pairing = lightning.SessionID
 	return s
 }

@@ -55,8 +55,9 @@ func NewReceiver(key *secp256k1.PrivateKey) *Receiver {
 // Pubkey is the node's identity key in hex: x402's payTo.
 func (r *Receiver) Pubkey() string { return hex.EncodeToString(r.Key.PubKey().SerializeCompressed()) }
 
-// Issue writes a fresh invoice: a new random preimage, amountMsat, expiry
-// seconds, the description hash dh and the metadata m (nil for none).
+// Issue writes a fresh invoice: a new random preimage, amountMsat (0 for
+// an invoice without an amount), expiry seconds, the description hash dh
+// and the metadata m (nil for none).
 func (r *Receiver) Issue(amountMsat int64, expiry int64, dh, m []byte) (string, [32]byte, error) {
 	var pre, secret [32]byte
 	if _, err := rand.Read(pre[:]); err != nil {
@@ -67,7 +68,11 @@ func (r *Receiver) Issue(amountMsat int64, expiry int64, dh, m []byte) (string, 
 	}
 	hash := sha256.Sum256(pre[:])
 	now := r.Now().Unix()
-	inv, err := lightning.Encode(lightning.Issue{Currency: r.Currency, AmountMsat: big.NewInt(amountMsat), Timestamp: now,
+	var amount *big.Int
+	if amountMsat > 0 {
+		amount = big.NewInt(amountMsat)
+	}
+	inv, err := lightning.Encode(lightning.Issue{Currency: r.Currency, AmountMsat: amount, Timestamp: now,
 		Expiry: expiry, PaymentHash: hash, PaymentSecret: secret[:], DescriptionHash: dh, Metadata: m,
 		Features: []int{8, 14}}, r.Key)
 	if err != nil {
@@ -92,7 +97,7 @@ func (r *Receiver) Settle(hash [32]byte, amountMsat *big.Int) ([32]byte, error) 
 		return [32]byte{}, errors.New("invoice is already paid")
 	case r.Now().Unix() >= in.expires:
 		return [32]byte{}, errors.New("invoice expired")
-	case amountMsat.Cmp(in.amount) < 0:
+	case in.amount.Sign() > 0 && amountMsat.Cmp(in.amount) < 0:
 		return [32]byte{}, errors.New("incorrect payment amount")
 	}
 	in.settled = true

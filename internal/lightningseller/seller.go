@@ -194,7 +194,7 @@ func (s *Seller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.Agreements.ServeHTTP(w, r)
 		return
 	}
-	if s.Pairing == lightning.ChargeID {
+	if s.Pairing == lightning.ChargeID || s.Pairing == lightning.SessionID {
 		s.serveMPP(w, r)
 		return
 	}

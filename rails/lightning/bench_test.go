@@ -90,20 +90,32 @@ func (n preimageNode) Sign(context.Context, rails.Request) (jsonv.Value, error) 
 // signer recovered, h = H), the node's answer, then gate.Finish (rebuild,
 // the preimage, H read back through the echoed challenge).
 func BenchmarkMPPLightningBuildSignFinish(b *testing.B) {
+	benchMPP(b, lightningseller.NewCharge([]byte("abc"), nil), lightning.Charge{}, jsonv.Obj())
+}
+
+// BenchmarkMPPLightningSessionBuildSignFinish is the same for the session's
+// open: the deposit invoice and the payer's return invoice both read.
+func BenchmarkMPPLightningSessionBuildSignFinish(b *testing.B) {
+	ret, _, err := lightningseller.NewReceiver(lightningseller.PayerKey()).Issue(0, 86400, make([]byte, 32), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchMPP(b, lightningseller.NewSession([]byte("abc"), nil), lightning.Session{}, jsonv.Obj("returnInvoice", ret))
+}
+
+func benchMPP(b *testing.B, seller *lightningseller.Seller, p rails.Pairing, inputs *jsonv.Object) {
 	atrBytes := []byte("abc")
 	h := atr.Sum(atrBytes)
-	seller := lightningseller.NewCharge(atrBytes, nil)
 	doc, err := seller.Challenges()
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := lightning.Charge{}
 	read, err := p.Read(doc)
 	if err != nil {
 		b.Fatal(err)
 	}
 	payer := lightning.Mainnet + ":" + hex.EncodeToString(lightningseller.PayerKey().PubKey().SerializeCompressed())
-	choice, err := p.Choose(read, payer, jsonv.Obj(), seller.Node.Now().Unix(), "")
+	choice, err := p.Choose(read, payer, inputs, seller.Node.Now().Unix(), "")
 	if err != nil {
 		b.Fatal(err)
 	}

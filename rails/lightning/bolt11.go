@@ -120,18 +120,15 @@ func (in *Invoice) hash32(t byte, b []byte, absent string) (string, error) {
 // the payee (or verifies under the n field when the invoice has one), in
 // low-S form. Every failure is a refusal; it never panics.
 //
-// One payment reads its invoice several times (choose, build, finish, the
-// read-back), so the last invoice that verified is remembered, compared
-// by its full text: a repeat costs no second signature recovery. The
-// Invoice returned is shared with that memory and must not be modified.
+// One payment reads its invoices several times (choose, build, finish,
+// the read-back; a session's deposit and return invoice), so the last
+// four invoices that verified are remembered, compared by their full
+// text: a repeat costs no second signature recovery. The Invoice returned
+// is shared with that memory and must not be modified.
 func Decode(invoice string) (*Invoice, error) {
-	last.Lock()
-	if last.in != nil && last.text == invoice {
-		in := last.in
-		last.Unlock()
+	if in := remembered(invoice); in != nil {
 		return in, nil
 	}
-	last.Unlock()
 	in, digest, sig, err := parse(invoice)
 	if err != nil {
 		return nil, err
@@ -140,23 +137,36 @@ func Decode(invoice string) (*Invoice, error) {
 		return nil, err
 	}
 	last.Lock()
-	last.text, last.in = invoice, in
+	last.text[last.next], last.in[last.next] = invoice, in
+	last.next = (last.next + 1) % len(last.in)
 	last.Unlock()
 	return in, nil
 }
 
-// last is the last invoice whose signature verified.
+// last holds the last invoices whose signature verified.
 var last struct {
 	sync.Mutex
-	text string
-	in   *Invoice
+	text [4]string
+	in   [4]*Invoice
+	next int
+}
+
+func remembered(invoice string) *Invoice {
+	last.Lock()
+	defer last.Unlock()
+	for i, t := range last.text {
+		if last.in[i] != nil && t == invoice {
+			return last.in[i]
+		}
+	}
+	return nil
 }
 
 // forgetVerified empties that memory (for benchmarks that count one
 // recovery per payment).
 func forgetVerified() {
 	last.Lock()
-	last.text, last.in = "", nil
+	last.text, last.in = [4]string{}, [4]*Invoice{}
 	last.Unlock()
 	lastNamed.Lock()
 	lastNamed.ok = false
@@ -372,13 +382,9 @@ func msatPer(mult byte) int64 {
 // parsed is the invoice's structure without checking its signature: the
 // remembered verified invoice when it is that one.
 func parsed(invoice string) (*Invoice, error) {
-	last.Lock()
-	if last.in != nil && last.text == invoice {
-		in := last.in
-		last.Unlock()
+	if in := remembered(invoice); in != nil {
 		return in, nil
 	}
-	last.Unlock()
 	in, _, _, err := parse(invoice)
 	return in, err
 }

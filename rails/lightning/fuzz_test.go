@@ -31,7 +31,7 @@ func vectorInvoices(f *testing.F) []string {
 			}
 		}
 	}
-	for _, name := range []string{"x402-exact-lnbtc.json", "x402-exact-lnbtc-invoice-named.json", "mpp-charge-lightning.json"} {
+	for _, name := range []string{"x402-exact-lnbtc.json", "x402-exact-lnbtc-invoice-named.json", "mpp-charge-lightning.json", "mpp-session-lightning.json"} {
 		o, err := vectors.Load(name)
 		if err != nil {
 			f.Fatal(err)
@@ -76,7 +76,7 @@ func FuzzLightningPayment(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, id := range []string{ExactID, InvoiceNamedID, ChargeID} {
+	for _, id := range []string{ExactID, InvoiceNamedID, ChargeID, SessionID} {
 		f.Add(jsonv.Marshal(payments[id]))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -88,7 +88,7 @@ func FuzzLightningPayment(f *testing.F) {
 			for _, p := range []interface {
 				Bound(jsonv.Value) (string, error)
 				Inspect(jsonv.Value) (rails.Inspection, error)
-			}{Exact{}, InvoiceNamed{}, Charge{}} {
+			}{Exact{}, InvoiceNamed{}, Charge{}, Session{}} {
 				h, berr := p.Bound(v)
 				in, ierr := p.Inspect(v)
 				if (berr == nil) != (ierr == nil) || berr == nil && in.H != h {
