@@ -247,3 +247,41 @@ func TestMPPChargeSeller(t *testing.T) {
 		}
 	}
 }
+
+// A session's open becomes a hold: the gate reads its kind, its channel
+// (the deposit's payment hash) and H.
+func TestSessionOpenIsHeld(t *testing.T) {
+	seller := NewSession(demo.ATR, DemoBody)
+	net, err := Start(seller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	ctx := context.Background()
+	n, _ := net.Node(ctx)
+	key, _ := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: net.Server.Client()}}
+	_, doc, _, err := demo.MPPOffer(ctx, net.Server.Client(), g, seller.ResourceURL(), lightning.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret, _, _ := NewReceiver(PayerKey()).Issue(0, 86400, make([]byte, 32), nil)
+	opts := &gate.TransactOptions{AgreementSigner: key, Inputs: jsonv.Obj("returnInvoice", ret)}
+	first, err := g.Transact(ctx, doc, lightning.SessionID, n, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Approved = first.Approve
+	paid, err := g.Transact(ctx, doc, lightning.SessionID, n, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, err := g.OpenChannel(paid.Bytes, lightning.SessionID, paid.Signed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := lightning.Session{}.ChannelRef(paid.Signed)
+	if hold.Channel != ref.Channel || hold.Network != lightning.SessionNetwork || hold.H != seller.Hash().String() {
+		t.Fatalf("hold %+v", hold)
+	}
+}
