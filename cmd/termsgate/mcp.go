@@ -28,7 +28,7 @@ func init() {
 const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
                 [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2] [--rpc URL]
                 [--max-amount N|--max-usd D [--budget N] [--budget-usd D] [--asset A] [--payee A] [--max-payable D]]
-                [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
+                [--agent CAIP10] [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
 
 Serves MCP on standard input and output (the default), or streamable HTTP
 at http://ADDR/mcp with --http. Without a key the server offers atr_read,
@@ -36,7 +36,9 @@ atr_confirm, atr_finish, atr_check, atr_channel_open and
 atr_channel_record_charge; with one, also atr_transact, atr_agree and
 atr_channel_within, which sign with it, and then --max-amount is required:
 the most one payment (or what one voucher adds to a channel) may move, in
-atomic units of the asset on --network. The server's instructions and its
+atomic units of the asset on --network. With --agent ID, atr_transact
+pays offers as that agent identity (cloudflare:402:NAME), approving and
+paying the agreement with the key first, as transact --agent does. The server's instructions and its
 atr_confirm and atr_transact results state the limits in force. --budget
 is counted in --state (a file under the user's state directory by default,
 shared with the other termsgate commands; a postgres:// URL for instances
@@ -50,6 +52,9 @@ The seal key (32 random bytes: head -c 32 /dev/urandom > seal.key) comes from
 random key per process. Give the same key to every instance that must accept
 another's chosen values (behind a load balancer, across restarts).`
 
+// mcpClient fetches the ATRs; tests replace it with a loopback client.
+var mcpClient = func(allowPrivate bool) atr.Doer { return atr.NewClient(allowPrivate) }
+
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -59,6 +64,8 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	keys := addKeyFlags(fs)
 	limits := addLimitFlags(fs)
+	agent := new(string)
+	fs.Var(agentFlag{agent}, "agent", "atr_transact pays offers as this agent identity (CAIP-10, e.g. cloudflare:402:NAME; it signs no payment), the key paying only the agreement")
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	stellarRPC := addStellarFlags(fs)
 	solanaRPC := addSolanaFlags(fs)
@@ -79,7 +86,10 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "mcp", errors.New("--allow-remote and --token-file go with --http"))
 	}
 
-	cfg := mcpserver.Config{Client: ca.apply(atr.NewClient(*allowPrivate)), Version: version()}
+	if *agent != "" && !keys.devKey && keys.keyFile == "" {
+		return usageError(stderr, "mcp", errors.New("--agent needs a key (--key-file or --dev-key) to pay the agreement"))
+	}
+	cfg := mcpserver.Config{Client: ca.apply(mcpClient(*allowPrivate)), Version: version()}
 	cfg.InputsFor = solanaRPC.inputsFor(atr.NewClient(*allowPrivate), stellarRPC.inputsFor(atr.NewClient(*allowPrivate)))
 	if keys.devKey || keys.keyFile != "" {
 		policy, err := limits.forKey(keys, keys.network)
@@ -97,6 +107,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "termsgate mcp: anyone can spend what that account holds; use it only on test networks")
 		}
 		cfg.Signer = s
+		if *agent != "" {
+			// As transact --agent: the identity pays the offer, approved
+			// and paid agreement first; the key pays only the agreement.
+			cfg.Signer, cfg.AgreementSigner = agentIdentity(*agent), s
+		}
 	}
 	key, err := sealKey(*sealKeyFile)
 	if err != nil {

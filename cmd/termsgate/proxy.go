@@ -131,9 +131,9 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	hc := f.ca.applyClient(payClient(f.allowPrivate))
 	t := &pay.Transport{
-		Gate:    &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
-		Signer:  s,
-		Policy:  policy,
+		Gate:   &gate.Gate{Fetcher: &atr.Fetcher{Client: hc}},
+		Signer: s,
+		Policy: policy,
 	}
 	if store != nil {
 		t.Journal = ledger.Journal(store)
