@@ -57,6 +57,14 @@ type agreementSetup struct {
 
 func newAgreementSetup(t *testing.T, paid func(w http.ResponseWriter)) *agreementSetup {
 	t.Helper()
+	return newAgreementSetupWith(t, paid, mcpserver.Config{}, connectHTTP, nil)
+}
+
+// newAgreementSetupWith is newAgreementSetup with the server's config
+// (Signer and Pairings set here), its transport and the client's options.
+func newAgreementSetupWith(t *testing.T, paid func(w http.ResponseWriter), cfg mcpserver.Config,
+	connectTo func(testing.TB, *mcpserver.Server, *gosdk.ClientOptions) *gosdk.ClientSession, opts *gosdk.ClientOptions) *agreementSetup {
+	t.Helper()
 	f := loadFixture(t)
 	s := newSeller(t, f.A)
 	url := strAt(t, f.agreement, "url")
@@ -78,7 +86,8 @@ func newAgreementSetup(t *testing.T, paid func(w http.ResponseWriter)) *agreemen
 	})
 	sg := newSigner(t, f)
 	reg := rails.NewRegistry(evm.ExactEIP3009{}, unproven{url: url})
-	cs := connectHTTP(t, newServer(t, f, s, mcpserver.Config{Signer: sg, Pairings: reg}), nil)
+	cfg.Signer, cfg.Pairings = sg, reg
+	cs := connectTo(t, newServer(t, f, s, cfg), opts)
 	listTools(t, cs)
 	return &agreementSetup{f: f, s: s, sg: sg, cs: cs, url: url, atrB64: b64(f.A)}
 }

@@ -113,7 +113,9 @@ func (s *Server) channelWithin(ctx context.Context, a *channelWithinArgs) (*json
 		return nil, err
 	}
 	step(ctx, "Checking the held channel; the wallet signs only a payment in it")
-	r, err := s.gate.Within(ctx, a.Document, hold, a.Pairing, s.signer, refund, inputs(a.Inputs))
+	g := *s.gate
+	g.Policy = &recording{inner: s.gate.Policy, approval: &approval{srv: s}}
+	r, err := g.Within(ctx, a.Document, hold, a.Pairing, s.signer, refund, inputs(a.Inputs))
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 			log.Error("writing", "err", err)
 		}
 	}
+	sess.send = write
 
 	pumpDone := make(chan struct{})
 	go func() {
@@ -67,7 +68,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 		}
 	}()
 
-	c := &stdioConn{srv: s, ctx: ctx, log: log, out: w, write: write,
+	c := &stdioConn{srv: s, sess: sess, ctx: ctx, log: log, out: w, write: write,
 		slots: make(chan struct{}, maxInFlight), inflight: map[string]*stdioCall{}}
 	lines := readLines(ctx, in)
 	var readErr error
@@ -108,6 +109,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 // cancellation.
 type stdioConn struct {
 	srv   *Server
+	sess  *stdioSession
 	ctx   context.Context
 	log   *slog.Logger
 	out   io.Writer
@@ -143,7 +145,10 @@ func (c *stdioConn) handle(msg []byte) {
 	}
 	switch {
 	case info.kind == kindResponse:
-		return // termsgate asks the client nothing, so a response answers nothing here
+		// The answer to a question termsgate asked (elicitation/create);
+		// an answer to nothing asked is dropped.
+		c.sess.answer(info.id, msg)
+		return
 	case info.kind == kindNotification:
 		// In order, at once: a cancellation finds its call registered.
 		if info.method == "notifications/cancelled" {
@@ -305,12 +310,99 @@ type stdioSession struct {
 	mu         sync.Mutex
 	clientInfo mcp.Implementation
 	clientCaps mcp.ClientCapabilities
+
+	// The requests termsgate sends the client (elicitation/create), each
+	// waiting for the response with its id.
+	send    func(any) // writes one message; set by ServeStdio before any line is read
+	lastID  atomic.Int64
+	askMu   sync.Mutex
+	pending map[string]chan []byte // by idKey
 }
 
 func newStdioSession() *stdioSession {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &stdioSession{id: "stdio-" + hex.EncodeToString(b[:]), notes: make(chan mcp.JSONRPCNotification, 64)}
+	return &stdioSession{id: "stdio-" + hex.EncodeToString(b[:]), notes: make(chan mcp.JSONRPCNotification, 64), pending: map[string]chan []byte{}}
+}
+
+// maxPending bounds the questions waiting for an answer on one connection
+// (at most one per running call).
+const maxPending = maxInFlight
+
+// ask sends the client a request and waits for its response, or for ctx
+// (the caller's deadline). A request given up on is cancelled with
+// notifications/cancelled, as MCP asks of the side that gives up.
+func (s *stdioSession) ask(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := "termsgate-" + strconv.FormatInt(s.lastID.Add(1), 10)
+	key := "s:" + id // idKey of the string id
+	ch := make(chan []byte, 1)
+	s.askMu.Lock()
+	if len(s.pending) >= maxPending {
+		s.askMu.Unlock()
+		return nil, fmt.Errorf("%d requests to the client are already waiting for an answer", maxPending)
+	}
+	s.pending[key] = ch
+	s.askMu.Unlock()
+	defer func() {
+		s.askMu.Lock()
+		delete(s.pending, key)
+		s.askMu.Unlock()
+	}()
+	s.send(mcp.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Request: mcp.Request{Method: method}, Params: params})
+	select {
+	case msg := <-ch:
+		var r struct {
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(msg, &r); err != nil {
+			return nil, fmt.Errorf("the client's answer to %s is not readable: %w", method, err)
+		}
+		if r.Error != nil {
+			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, r.Error.Code, r.Error.Message)
+		}
+		if len(r.Result) == 0 || string(r.Result) == "null" {
+			return nil, fmt.Errorf("the client's answer to %s has no result", method)
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		s.send(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+			Method: "notifications/cancelled",
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": "termsgate stopped waiting for the answer"}},
+		}})
+		return nil, ctx.Err()
+	}
+}
+
+// answer hands a response to the request waiting for its id. Each id is
+// answered once; a second response, or one for an id never sent, is
+// dropped.
+func (s *stdioSession) answer(id json.RawMessage, msg []byte) {
+	key := idKey(id)
+	s.askMu.Lock()
+	ch := s.pending[key]
+	delete(s.pending, key)
+	s.askMu.Unlock()
+	if ch != nil {
+		ch <- bytes.Clone(msg)
+	}
+}
+
+// RequestElicitation puts the question to the client's human and returns
+// the answer (server.SessionWithElicitation).
+func (s *stdioSession) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	raw, err := s.ask(ctx, string(mcp.MethodElicitationCreate), req.Params)
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ElicitationResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("the client's answer to elicitation/create is not readable: %w", err)
+	}
+	return &res, nil
 }
 
 func (s *stdioSession) SessionID() string                                   { return s.id }
@@ -342,7 +434,10 @@ func (s *stdioSession) SetClientCapabilities(v mcp.ClientCapabilities) {
 	s.clientCaps = v
 }
 
-var _ server.SessionWithClientInfo = (*stdioSession)(nil)
+var (
+	_ server.SessionWithClientInfo  = (*stdioSession)(nil)
+	_ server.SessionWithElicitation = (*stdioSession)(nil)
+)
 
 var errLineTooLong = errors.New("line too long")
 

@@ -186,9 +186,16 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 		opts.Approved = ap
 	}
 	g := *s.gate
-	rec := &recording{inner: s.gate.Policy}
+	rec := &recording{inner: s.gate.Policy, approval: s.approvalFor(doc, a.Pairing)}
 	g.Policy = rec
 	t, err := g.Transact(ctx, doc, a.Pairing, s.signer, opts)
+	if err == nil && t.Approve != nil && opts.Approved == nil && s.canElicit(ctx) {
+		// The human approves the agreement payment (asked by rec before it
+		// is signed) in place of the agent's approve round trip.
+		opts.Approved = t.Approve
+		rec.approval.asked = 0
+		t, err = g.Transact(ctx, doc, a.Pairing, s.signer, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +238,17 @@ func (s *Server) agree(ctx context.Context, a *agreeArgs) (*jsonv.Object, error)
 		opts.Approved = ap
 	}
 	step(ctx, "Running the agreement exchange")
-	r, err := s.gate.Agree(ctx, a.ATR, url, s.payer(), opts)
+	g := *s.gate
+	rec := &recording{inner: s.gate.Policy, approval: &approval{srv: s, agreement: url, agreementFirst: true}}
+	g.Policy = rec
+	r, err := g.Agree(ctx, a.ATR, url, s.payer(), opts)
+	if err == nil && r.Approve != nil && opts.Approved == nil && s.canElicit(ctx) {
+		// As atr_transact: the human approves the payment before it is
+		// signed, in place of the agent's round trip.
+		opts.Approved = r.Approve
+		rec.approval.asked = 0
+		r, err = g.Agree(ctx, a.ATR, url, s.payer(), opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -239,6 +256,21 @@ func (s *Server) agree(ctx context.Context, a *agreeArgs) (*jsonv.Object, error)
 		return nil, &gate.Decline{Code: gate.AgreementFailed, Detail: "The agreement exchange gave neither a payment to approve nor a receipt."}
 	}
 	return r.JSON(), nil
+}
+
+// approvalFor is what atr_transact shows the human for doc: the terms'
+// link, the agreement URL, and whether an agreement payment comes first (a
+// pairing whose payment is no public proof). An unreadable doc gives no
+// link; the gate declines it before anything is asked.
+func (s *Server) approvalFor(doc jsonv.Value, pairing string) *approval {
+	a := &approval{srv: s}
+	if o, err := s.gate.Read(doc, pairing); err == nil {
+		a.link, a.agreementFirst = o.Link, !o.PublicProof
+		if !o.PublicProof {
+			a.agreement = o.Agreement
+		}
+	}
+	return a
 }
 
 // documentOf is the seller's document from the document argument, or from
@@ -292,9 +324,13 @@ func setHeader(out *jsonv.Object, pairing string, signed jsonv.Value) {
 // wallet is asked to sign (the last request the gate asked about: the main
 // payment, after any agreement payment) and passes every question and
 // settlement to the server's policy.
+//
+// With an approval, a payment the policy allowed is then put to the human
+// when it must be (elicit.go); a refusal releases what the policy reserved.
 type recording struct {
-	inner   gate.Policy
-	summary *pay.Summary
+	inner    gate.Policy
+	summary  *pay.Summary
+	approval *approval
 }
 
 func (r *recording) Allow(ctx context.Context, ps gate.PaymentSummary) error {
@@ -303,10 +339,19 @@ func (r *recording) Allow(ctx context.Context, ps gate.PaymentSummary) error {
 		return err
 	}
 	r.summary = &sum
-	if r.inner == nil {
+	if r.inner != nil {
+		if err := r.inner.Allow(ctx, ps); err != nil {
+			return err
+		}
+	}
+	if r.approval == nil {
 		return nil
 	}
-	return r.inner.Allow(ctx, ps)
+	if err := r.approval.approve(ctx, sum); err != nil {
+		r.Release(ctx, ps)
+		return err
+	}
+	return nil
 }
 
 func (r *recording) Commit(ctx context.Context, ps gate.PaymentSummary) {

@@ -1,0 +1,227 @@
+package mcpserver_test
+
+import (
+	"context"
+	"math/big"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/mcpserver"
+)
+
+// human is a client's elicitation handler: it answers every question with
+// action and keeps the messages it was shown.
+type human struct {
+	action string
+	wait   bool // never answer; wait until the request is given up
+	mu     sync.Mutex
+	asked  []string
+}
+
+func (h *human) elicit(ctx context.Context, req *gosdk.ElicitRequest) (*gosdk.ElicitResult, error) {
+	h.mu.Lock()
+	h.asked = append(h.asked, req.Params.Message)
+	h.mu.Unlock()
+	if h.wait {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &gosdk.ElicitResult{Action: h.action}, nil
+}
+
+func (h *human) questions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.asked...)
+}
+
+func (h *human) options() *gosdk.ClientOptions {
+	return &gosdk.ClientOptions{ElicitationHandler: h.elicit}
+}
+
+// wantRefused checks a decline no-payable-option whose detail starts with
+// the refusal's code.
+func wantRefused(t *testing.T, r result, detail string) {
+	t.Helper()
+	wantDecline(t, r, string(gate.NoPayableOption), "")
+	d, _ := r.value.GetObject("decline")
+	if got, _ := d.GetString("detail"); !strings.HasPrefix(got, detail+": ") {
+		t.Fatalf("detail %q, want %s: …", got, detail)
+	}
+}
+
+// TestElicitationTransactAgreement: with a client that declared
+// elicitation, atr_transact's agreement payment is put to the human (what,
+// to whom, H, the link) before anything is signed; accept pays the
+// agreement and the offer in one call, decline and cancel sign nothing and
+// say the human refused. Over stdio (HTTP: TestElicitationHTTPKeepsRoundTrip).
+func TestElicitationTransactAgreement(t *testing.T) {
+	for _, tc := range []struct {
+		action  string
+		refused string
+	}{
+		{"accept", ""},
+		{"decline", mcpserver.DetailHumanDeclined},
+		{"cancel", mcpserver.DetailHumanCancelled},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			h := &human{action: tc.action}
+			a := newAgreementSetupWith(t, nil, mcpserver.Config{}, connectStdio, h.options())
+			r := call(t, a.cs, "atr_transact", jsonv.Obj("pairing", unprovenID, "document", a.f.D))
+			q := h.questions()
+			if len(q) != 1 {
+				t.Fatalf("the human was asked %d times: %q", len(q), q)
+			}
+			payee := strAt(t, a.f.agreement, "required", "accepts", "0", "payTo")
+			for _, want := range []string{"agreement payment", hashOf(a.f.A), a.url, payee, "eip155:84532"} {
+				if !strings.Contains(q[0], want) {
+					t.Errorf("the question does not name %q:\n%s", want, q[0])
+				}
+			}
+			if tc.refused != "" {
+				wantRefused(t, r, tc.refused)
+				a.counts(t, 0, 1, 0)
+				return
+			}
+			done := wantOK(t, r)
+			if strAt(t, done, "signed", "payload", "authorization", "nonce") != hashOf(a.f.A) || !jsonv.Equal(valueAt(t, done, "agreement"), valueAt(t, a.f.agreement, "receipt")) {
+				t.Fatalf("transact: %s", jsonv.Marshal(done))
+			}
+			a.counts(t, 2, 1, 1)
+		})
+	}
+}
+
+// TestElicitationAgree: atr_agree without approved, the human accepting,
+// pays and returns the receipt in one call; declining pays nothing.
+func TestElicitationAgree(t *testing.T) {
+	for _, action := range []string{"accept", "decline"} {
+		t.Run(action, func(t *testing.T) {
+			h := &human{action: action}
+			a := newAgreementSetupWith(t, nil, mcpserver.Config{}, connectStdio, h.options())
+			c := wantOK(t, call(t, a.cs, "atr_confirm", jsonv.Obj("pairing", unprovenID, "document", a.f.D, "account", a.f.account)))
+			r := call(t, a.cs, "atr_agree", jsonv.Obj("atr", a.atrB64, "chosen", valueAt(t, c, "chosen")))
+			if n := len(h.questions()); n != 1 {
+				t.Fatalf("the human was asked %d times", n)
+			}
+			if action == "decline" {
+				wantRefused(t, r, mcpserver.DetailHumanDeclined)
+				a.counts(t, 0, 1, 0)
+				return
+			}
+			if !jsonv.Equal(valueAt(t, wantOK(t, r), "receipt"), valueAt(t, a.f.agreement, "receipt")) {
+				t.Fatalf("agree: %s", r.text)
+			}
+			a.counts(t, 1, 1, 1)
+		})
+	}
+}
+
+// TestElicitationWithoutCapability: a client that declared no elicitation
+// keeps the approve round trip, even with ConfirmAbove 0.
+func TestElicitationWithoutCapability(t *testing.T) {
+	a := newAgreementSetupWith(t, nil, mcpserver.Config{ConfirmAbove: big.NewInt(0)}, connectStdio, nil)
+	args := jsonv.Obj("pairing", unprovenID, "document", a.f.D)
+	r := wantOK(t, call(t, a.cs, "atr_transact", args))
+	if r.Has("signed") || !r.Has("approve") {
+		t.Fatalf("first transact: %s", jsonv.Marshal(r))
+	}
+	a.counts(t, 0, 1, 0)
+	args.Set("approved", valueAt(t, r, "approve"))
+	wantOK(t, call(t, a.cs, "atr_transact", args))
+	a.counts(t, 2, 1, 1)
+}
+
+// TestElicitationConfirmAbove: a payment above ConfirmAbove is put to the
+// human; one at or below it is not; a refusal signs nothing.
+func TestElicitationConfirmAbove(t *testing.T) {
+	f := loadFixture(t)
+	amount := new(big.Int)
+	amount.SetString(strAt(t, f.D, "accepts", "0", "amount"), 10)
+	for _, tc := range []struct {
+		name    string
+		above   *big.Int
+		usd     *big.Rat
+		action  string
+		asked   int
+		refused string
+	}{
+		{"at-limit", amount, nil, "decline", 0, ""},
+		{"above-accept", new(big.Int).Sub(amount, big.NewInt(1)), nil, "accept", 1, ""},
+		{"above-decline", new(big.Int).Sub(amount, big.NewInt(1)), nil, "decline", 1, mcpserver.DetailHumanDeclined},
+		{"above-cancel", big.NewInt(0), nil, "cancel", 1, mcpserver.DetailHumanCancelled},
+		{"usd-above", nil, new(big.Rat), "decline", 1, mcpserver.DetailHumanDeclined},
+		{"usd-below", nil, big.NewRat(1000, 1), "decline", 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &human{action: tc.action}
+			s := newSeller(t, f.A)
+			sg := newSigner(t, f)
+			cs := connectStdio(t, newServer(t, f, s, mcpserver.Config{Signer: sg, ConfirmAbove: tc.above, ConfirmAboveUSD: tc.usd}), h.options())
+			listTools(t, cs)
+			r := call(t, cs, "atr_transact", jsonv.Obj("pairing", pairing, "document", f.D))
+			q := h.questions()
+			if len(q) != tc.asked {
+				t.Fatalf("the human was asked %d times, want %d", len(q), tc.asked)
+			}
+			if tc.asked > 0 && (!strings.Contains(q[0], amount.String()) || !strings.Contains(q[0], hashOf(f.A)) || !strings.Contains(q[0], strAt(t, f.D, "accepts", "0", "payTo"))) {
+				t.Fatalf("the question:\n%s", q[0])
+			}
+			if tc.refused != "" {
+				wantRefused(t, r, tc.refused)
+				if sg.calls.Load() != 0 {
+					t.Fatalf("%d signer calls after a refusal", sg.calls.Load())
+				}
+				return
+			}
+			if got := strAt(t, wantOK(t, r), "signed", "payload", "signature"); got != f.b6Sig || sg.calls.Load() != 1 {
+				t.Fatalf("signature %s, %d signer calls", got, sg.calls.Load())
+			}
+		})
+	}
+}
+
+// TestElicitationUnanswered: no answer within the timeout signs nothing.
+func TestElicitationUnanswered(t *testing.T) {
+	h := &human{wait: true}
+	a := newAgreementSetupWith(t, nil, mcpserver.Config{ElicitationTimeout: 300 * time.Millisecond}, connectStdio, h.options())
+	wantRefused(t, call(t, a.cs, "atr_transact", jsonv.Obj("pairing", unprovenID, "document", a.f.D)), mcpserver.DetailApprovalUnanswered)
+	a.counts(t, 0, 1, 0)
+}
+
+// TestElicitationHTTPKeepsRoundTrip: over streamable HTTP the server asks
+// nothing, even of a client that declared elicitation (canElicit): the
+// approve round trip is kept, and the human is never asked.
+func TestElicitationHTTPKeepsRoundTrip(t *testing.T) {
+	h := &human{action: "accept"}
+	a := newAgreementSetupWith(t, nil, mcpserver.Config{ConfirmAbove: big.NewInt(0)}, connectHTTPListening, h.options())
+	args := jsonv.Obj("pairing", unprovenID, "document", a.f.D)
+	r := wantOK(t, call(t, a.cs, "atr_transact", args))
+	if r.Has("signed") || !r.Has("approve") {
+		t.Fatalf("first transact: %s", jsonv.Marshal(r))
+	}
+	a.counts(t, 0, 1, 0)
+	args.Set("approved", valueAt(t, r, "approve"))
+	wantOK(t, call(t, a.cs, "atr_transact", args))
+	a.counts(t, 2, 1, 1)
+	if n := len(h.questions()); n != 0 {
+		t.Fatalf("the human was asked %d times over HTTP", n)
+	}
+}
+
+// connectHTTPListening is connectHTTP with the client's standalone GET
+// stream open: where mcp-go sends a server request when the call's own POST
+// does not stream.
+func connectHTTPListening(t testing.TB, srv *mcpserver.Server, opts *gosdk.ClientOptions) *gosdk.ClientSession {
+	t.Helper()
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
+	t.Cleanup(ts.Close)
+	return connect(t, &gosdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, opts)
+}
