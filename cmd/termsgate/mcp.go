@@ -19,6 +19,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/mcpserver"
+	"github.com/termsgate/termsgate/pay"
 )
 
 func init() {
@@ -28,7 +29,8 @@ func init() {
 const mcpUsage = `mcp [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE]]
                 [--key-file FILE [--passphrase-file FILE] | --dev-key] [--network CAIP2] [--rpc URL]
                 [--max-amount N|--max-usd D [--budget N] [--budget-usd D] [--asset A] [--payee A] [--max-payable D]]
-                [--agent CAIP10] [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
+                [--agent CAIP10] [--confirm-above N|--confirm-above-usd D]
+                [--state PATH|postgres://...] [--seal-key-file FILE] [--allow-private]
 
 Serves MCP on standard input and output (the default), or streamable HTTP
 at http://ADDR/mcp with --http. Without a key the server offers atr_read,
@@ -38,7 +40,11 @@ atr_channel_within, which sign with it, and then --max-amount is required:
 the most one payment (or what one voucher adds to a channel) may move, in
 atomic units of the asset on --network. With --agent ID, atr_transact
 pays offers as that agent identity (cloudflare:402:NAME), approving and
-paying the agreement with the key first, as transact --agent does. The server's instructions and its
+paying the agreement with the key first, as transact --agent does. When
+the client declares elicitation (over stdio), agreement payments, and with
+--confirm-above N (atomic units) or --confirm-above-usd D any payment above
+it, are put to the human before they are signed; a refusal signs nothing.
+A client without elicitation keeps the approve round trip. The server's instructions and its
 atr_confirm and atr_transact results state the limits in force. --budget
 is counted in --state (a file under the user's state directory by default,
 shared with the other termsgate commands; a postgres:// URL for instances
@@ -66,6 +72,8 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	limits := addLimitFlags(fs)
 	agent := new(string)
 	fs.Var(agentFlag{agent}, "agent", "atr_transact pays offers as this agent identity (CAIP-10, e.g. cloudflare:402:NAME; it signs no payment), the key paying only the agreement")
+	confirmAbove := fs.String("confirm-above", "", "with a client that declares elicitation (stdio): put every payment above this many atomic units of its asset to the human before it is signed (agreement payments are always put to the human)")
+	confirmAboveUSD := fs.String("confirm-above-usd", "", "as --confirm-above, in US dollars (0.50), for the USD stablecoins termsgate knows; any other asset is put to the human")
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	stellarRPC := addStellarFlags(fs)
 	solanaRPC := addSolanaFlags(fs)
@@ -89,7 +97,24 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *agent != "" && !keys.devKey && keys.keyFile == "" {
 		return usageError(stderr, "mcp", errors.New("--agent needs a key (--key-file or --dev-key) to pay the agreement"))
 	}
+	if (*confirmAbove != "" || *confirmAboveUSD != "") && !keys.devKey && keys.keyFile == "" {
+		return usageError(stderr, "mcp", errors.New("--confirm-above and --confirm-above-usd need a key (--key-file or --dev-key): without one the server signs nothing"))
+	}
 	cfg := mcpserver.Config{Client: ca.apply(mcpClient(*allowPrivate)), Version: version()}
+	if *confirmAbove != "" {
+		n, err := atomicFlag("--confirm-above", *confirmAbove)
+		if err != nil {
+			return usageError(stderr, "mcp", err)
+		}
+		cfg.ConfirmAbove = n
+	}
+	if *confirmAboveUSD != "" {
+		d, err := pay.ParseUSD(*confirmAboveUSD)
+		if err != nil {
+			return usageError(stderr, "mcp", fmt.Errorf("--confirm-above-usd: %w", err))
+		}
+		cfg.ConfirmAboveUSD = d
+	}
 	cfg.InputsFor = solanaRPC.inputsFor(atr.NewClient(*allowPrivate), stellarRPC.inputsFor(atr.NewClient(*allowPrivate)))
 	if keys.devKey || keys.keyFile != "" {
 		policy, err := limits.forKey(keys, keys.network)
