@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"io"
 	"math/big"
 	"net/http/httptest"
 	"strings"
@@ -224,4 +225,105 @@ func connectHTTPListening(t testing.TB, srv *mcpserver.Server, opts *gosdk.Clien
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
 	t.Cleanup(ts.Close)
 	return connect(t, &gosdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, opts)
+}
+
+// rawElicitingStdio is rawStdio whose client declares elicitation.
+func rawElicitingStdio(t testing.TB, srv *mcpserver.Server) *rawSession {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.ServeStdio(ctx, sr, sw, nil)
+		sw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		cw.Close()
+		cr.Close()
+		<-done
+	})
+	rs := newRawSession(t, cw, cr)
+	rs.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if o := rs.recv(); !o.Has("result") {
+		t.Fatalf("initialize: %s", jsonv.Marshal(o))
+	}
+	rs.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return rs
+}
+
+// nextRequest reads the server's next request (a message with a method and
+// an id), skipping notifications.
+func (r *rawSession) nextRequest() *jsonv.Object {
+	r.t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case line, ok := <-r.lines:
+			if !ok {
+				r.t.Fatal("the server closed its output")
+			}
+			v, err := jsonv.Parse(line)
+			if err != nil {
+				r.t.Fatalf("the server wrote no JSON: %v\n%s", err, line)
+			}
+			if o, _ := jsonv.AsObject(v); o != nil && o.Has("method") && o.Has("id") {
+				return o
+			}
+		case <-timeout:
+			r.t.Fatal("no request from the server")
+		}
+	}
+}
+
+// TestElicitationClientAnswers: the stdio session matches answers to its
+// question by id; an answer to another id, or a second answer, is dropped;
+// an error, an unknown action or a result-less answer signs nothing.
+func TestElicitationClientAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answers []string // %s is the question's id, as sent
+		refused string
+	}{
+		{"accept", []string{`{"jsonrpc":"2.0","id":"termsgate-999","result":{"action":"decline"}}`, `{"jsonrpc":"2.0","id":%s,"result":{"action":"accept"}}`, `{"jsonrpc":"2.0","id":%s,"result":{"action":"decline"}}`}, ""},
+		{"error", []string{`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"no human here"}}`}, mcpserver.DetailApprovalUnanswered},
+		{"unknown-action", []string{`{"jsonrpc":"2.0","id":%s,"result":{"action":"maybe"}}`}, mcpserver.DetailApprovalUnanswered},
+		{"null-result", []string{`{"jsonrpc":"2.0","id":%s,"result":null}`}, mcpserver.DetailApprovalUnanswered},
+		{"not-an-object", []string{`{"jsonrpc":"2.0","id":%s,"result":"accept"}`}, mcpserver.DetailApprovalUnanswered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *mcpserver.Server
+			a := newAgreementSetupWith(t, nil, mcpserver.Config{}, func(t testing.TB, s *mcpserver.Server, o *gosdk.ClientOptions) *gosdk.ClientSession {
+				srv = s
+				return connectStdio(t, s, o)
+			}, nil)
+			rs := rawElicitingStdio(t, srv)
+			rs.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"atr_transact","arguments":` + string(jsonv.Marshal(jsonv.Obj("pairing", unprovenID, "document", a.f.D))) + `}}`)
+			q := rs.nextRequest()
+			if m, _ := q.GetString("method"); m != "elicitation/create" {
+				t.Fatalf("the server asked %s", jsonv.Marshal(q))
+			}
+			id, _ := q.Get("id")
+			for _, ans := range tc.answers {
+				rs.send(strings.ReplaceAll(ans, "%s", string(jsonv.Marshal(id))))
+			}
+			resp := rs.recv()
+			res := objAt(t, resp, "result")
+			isErr, _ := res.Get("isError")
+			if tc.refused == "" {
+				if isErr == true || !objAt(t, res, "structuredContent").Has("signed") {
+					t.Fatalf("accepted: %s", jsonv.Marshal(resp))
+				}
+				a.counts(t, 2, 1, 1)
+				return
+			}
+			detail := strAt(t, res, "structuredContent", "decline", "detail")
+			if isErr != true || !strings.HasPrefix(detail, tc.refused+": ") {
+				t.Fatalf("refused: %s", jsonv.Marshal(resp))
+			}
+			a.counts(t, 0, 1, 0)
+		})
+	}
 }
