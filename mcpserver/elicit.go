@@ -120,6 +120,9 @@ func approvalMessage(sum pay.Summary, agreement bool, link, agreementURL string)
 		units = " (" + u + " " + name + ")"
 	}
 	fmt.Fprintf(&b, "Pay: %s atomic units of %s %s%s on %s\n", amount, name, sum.Asset, units, sum.Network)
+	if sum.ChannelSigned != nil {
+		fmt.Fprintf(&b, "In a channel: that is the cumulative total; this voucher adds %s atomic units to the %s signed before\n", sum.Adds(), sum.ChannelSigned)
+	}
 	fmt.Fprintf(&b, "To: %s\n", sum.Payee)
 	if sum.Payer != "" {
 		fmt.Fprintf(&b, "From: %s\n", sum.Payer)

@@ -21,7 +21,8 @@ import (
 // action and keeps the messages it was shown.
 type human struct {
 	action string
-	wait   bool // never answer; wait until the request is given up
+	script []string // answers in turn, before action
+	wait   bool     // never answer; wait until the request is given up
 	mu     sync.Mutex
 	asked  []string
 }
@@ -29,12 +30,16 @@ type human struct {
 func (h *human) elicit(ctx context.Context, req *gosdk.ElicitRequest) (*gosdk.ElicitResult, error) {
 	h.mu.Lock()
 	h.asked = append(h.asked, req.Params.Message)
+	action := h.action
+	if len(h.script) > 0 {
+		action, h.script = h.script[0], h.script[1:]
+	}
 	h.mu.Unlock()
 	if h.wait {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return &gosdk.ElicitResult{Action: h.action}, nil
+	return &gosdk.ElicitResult{Action: action}, nil
 }
 
 func (h *human) questions() []string {
@@ -325,5 +330,30 @@ func TestElicitationClientAnswers(t *testing.T) {
 			}
 			a.counts(t, 0, 1, 0)
 		})
+	}
+}
+
+// TestElicitationChannelVoucher: above ConfirmAbove, a channel's opening
+// and what a voucher adds are put to the human; a declined voucher is not
+// signed and the hold still pays the next one once accepted.
+func TestElicitationChannelVoucher(t *testing.T) {
+	f := loadFixture(t)
+	h := &human{script: []string{"accept", "decline"}, action: "accept"}
+	sg := newBatchSigner(t)
+	cs := connectStdio(t, newServer(t, f, newSeller(t, sessionATR), mcpserver.Config{Signer: sg, ConfirmAbove: big.NewInt(50)}), h.options())
+	listTools(t, cs)
+	c := &channelSession{cs: cs, sg: sg, atrB64: b64(sessionATR)}
+	_, hold := c.opened(t)
+	if n := len(h.questions()); n != 1 || sg.calls.Load() != 2 {
+		t.Fatalf("the opening: asked %d times, %d signer calls", n, sg.calls.Load())
+	}
+	args := jsonv.Obj("pairing", sessionPairing, "hold", hold, "document", inChannel(strAt(t, hold, "channel"), "100"))
+	wantRefused(t, call(t, cs, "atr_channel_within", args), mcpserver.DetailHumanDeclined)
+	if q := h.questions(); len(q) != 2 || !strings.Contains(q[1], "Pay: 100 atomic units") || sg.calls.Load() != 2 {
+		t.Fatalf("the declined voucher: asked %q, %d signer calls", q, sg.calls.Load())
+	}
+	r := wantOK(t, call(t, cs, "atr_channel_within", args))
+	if strAt(t, r, "signed", "payload", "cumulativeAmount") != "100" || sg.calls.Load() != 3 || len(h.questions()) != 3 {
+		t.Fatalf("the accepted voucher: %s, %d signer calls", jsonv.Marshal(r), sg.calls.Load())
 	}
 }
