@@ -65,11 +65,9 @@ func (s *Exact) option() *jsonv.Object {
 }
 
 func (s *Exact) required() (*jsonv.Object, error) {
-	return jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+apiHost+"/v1/report"),
-		"accepts", []jsonv.Value{s.option()},
-		"extensions", jsonv.Obj("legalContext", jsonv.Obj("info",
-			jsonv.Obj("type", "sha256", "value", s.Hash().String(), "legalContextUrl", "https://atr.seller.example/"+s.Hash().String()),
-			"schema", jsonv.Obj()))), nil
+	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+apiHost+"/v1/report"),
+		"accepts", []jsonv.Value{s.option()})
+	return x402.Advertise(doc, s.Hash(), "https://atr.seller.example/"+s.Hash().String(), "")
 }
 
 func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
