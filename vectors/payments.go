@@ -64,6 +64,7 @@ func Payments() (map[string]jsonv.Value, error) {
 			"payload", jsonv.Obj("type", "transaction", "transaction", r.get(r.file("mpp-charge-stellar.json"), "V3", "envelope"))),
 		"x402/exact/algorand":            b6("x402-exact-algorand.json"),
 		"x402/exact/tron/lcp-trc20-memo": b6("x402-exact-tron-lcp-trc20-memo.json"),
+		"x402/exact/sui":                 b6("x402-exact-sui.json"),
 	}
 	if r.err != nil {
 		return nil, r.err

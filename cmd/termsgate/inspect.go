@@ -21,6 +21,7 @@ import (
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
+	"github.com/termsgate/termsgate/rails/sui"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/tron"
 	"github.com/termsgate/termsgate/rails/x402"
@@ -125,6 +126,13 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 		// signatures).
 		if b[0]&0xf0 == 0x80 {
 			return guard("algorand.InspectSignedTxn", func() (rails.Inspection, error) { return algorand.InspectSignedTxn(s) })
+		}
+		// A Sui TransactionData starts with its version and kind, both 0,
+		// then its input count; an XDR envelope's type is 0 0 0 and 2.
+		if len(b) > 2 && b[0] == 0 && b[1] == 0 && b[2] != 0 {
+			if in, err := guard("sui.InspectTransaction", func() (rails.Inspection, error) { return sui.InspectTransaction(s, "") }); err == nil {
+				return in, nil
+			}
 		}
 		if b[0] == 0 {
 			return guard("stellar.InspectEnvelope", func() (rails.Inspection, error) { return stellar.InspectEnvelope(s) })

@@ -11,6 +11,7 @@ import (
 	"github.com/termsgate/termsgate/rails/lightning"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
+	"github.com/termsgate/termsgate/rails/sui"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/tron"
 	"github.com/termsgate/termsgate/rails/xrpl"
@@ -58,5 +59,6 @@ func Default() *rails.Registry {
 		lightning.Charge{},
 		tron.Exact{},
 		lightning.Session{},
+		sui.Exact{},
 	)
 }
