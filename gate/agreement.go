@@ -97,7 +97,7 @@ func (g *Gate) agree(ctx context.Context, atrBytes []byte, url string, signer Si
 // back before it is released.
 func (g *Gate) payAgreement(ctx context.Context, p rails.Pairing, chosen rails.Chosen, signer rails.Signer, atrBytes []byte) (jsonv.Value, error) {
 	h := atr.Sum(atrBytes)
-	req, d := build(p, chosen, atrBytes, h)
+	u, req, d := build(p, chosen, atrBytes, h)
 	if d != nil {
 		return nil, d
 	}
@@ -105,7 +105,7 @@ func (g *Gate) payAgreement(ctx context.Context, p rails.Pairing, chosen rails.C
 	if err != nil {
 		return nil, err
 	}
-	f, err := signSteps(ctx, p, chosen, req, signer, atrBytes, h)
+	f, err := signSteps(ctx, p, chosen, u, req, signer, atrBytes, h)
 	settle(ctx, err) // once returned, the exchange sends it: it has left
 	if err != nil {
 		return nil, err

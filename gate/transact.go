@@ -98,7 +98,7 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 	if err != nil {
 		return nil, err
 	}
-	f, err := signSteps(ctx, p, c.Chosen, c.Request, signer, c.Bytes, c.H)
+	f, err := signSteps(ctx, p, c.Chosen, c.unsigned, c.Request, signer, c.Bytes, c.H)
 	settle(ctx, err)
 	if err != nil {
 		return nil, err
@@ -141,9 +141,11 @@ func noSettle(context.Context, error) {}
 
 // signSteps drives the signer through at most MaxSignerCalls requests,
 // finishing after each answer (docs/protocol.md, "Transact", the signing steps).
-func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first rails.Request, signer Signer, bytes []byte, h atr.Hash) (*Finished, error) {
+// u is the unsigned payment first was made from (nil: built again); only
+// the first answer completes it, a later step builds afresh as Finish does.
+func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, u rails.Unsigned, first rails.Request, signer Signer, bytes []byte, h atr.Hash) (*Finished, error) {
 	if first == nil {
-		f, err := finish(p, bytes, h, chosen, nil)
+		f, err := finish(p, bytes, h, chosen, nil, nil)
 		if err != nil {
 			var d *Decline
 			if errors.As(err, &d) && nothingToSign(d.Detail) {
@@ -188,7 +190,11 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, first 
 		if len(answers) > 1 {
 			sig = append([]jsonv.Value(nil), answers...)
 		}
-		f, err := finish(p, bytes, h, chosen, sig)
+		var pre *prebuilt
+		if len(answers) == 1 && u != nil {
+			pre = &prebuilt{u: u, moves: moves}
+		}
+		f, err := finish(p, bytes, h, chosen, sig, pre)
 		if err != nil {
 			return nil, err
 		}

@@ -271,9 +271,10 @@ func (x x402Permit2) build(choice jsonv.Value, h atr.Hash) (rails.Unsigned, erro
 	amount, _ := c.accepted.GetString("amount")
 	deadline := strconv.FormatInt(c.deadline, 10)
 	witness := x.witnessValue(c.accepted)
+	decimal := NonceDecimal(h) // formatted once: the permit and the exact payload both spell it
 	permit := Permit2Permit{
 		ChainID: c.chainID, Permitted: []Permit2Token{{Token: asset, Amount: amount}},
-		Spender: x.proxy, Nonce: NonceDecimal(h), Deadline: deadline,
+		Spender: x.proxy, Nonce: decimal, Deadline: deadline,
 		Witness: &Permit2Witness{Type: "Witness", Fields: x.witness, Value: witness},
 	}
 	td, err := permit.TypedData()
@@ -282,7 +283,7 @@ func (x x402Permit2) build(choice jsonv.Value, h atr.Hash) (rails.Unsigned, erro
 	}
 	// The exact clients write the nonce in decimal, the upto vector in
 	// hex (docs/permit2.md, "Nonce spellings"); both read back to H.
-	nonce := NonceDecimal(h)
+	nonce := decimal
 	if x.upto {
 		nonce = h.String()
 	}

@@ -207,35 +207,44 @@ func (ts *typeSet) typeHash(t string) [32]byte {
 
 // hashStruct is the standard's hashStruct of v as type t.
 func (ts *typeSet) hashStruct(t string, v jsonv.Value, depth int) ([32]byte, error) {
+	var stack [8 * 32]byte
+	buf, err := ts.encodeStruct(stack[:0], t, v, depth)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return crypto.Keccak256Hash(buf), nil
+}
+
+// encodeStruct appends typeHash(t) ‖ encodeData(v) to buf: what hashStruct
+// hashes.
+func (ts *typeSet) encodeStruct(buf []byte, t string, v jsonv.Value, depth int) ([]byte, error) {
 	if depth > 32 {
-		return [32]byte{}, errors.New("typed data nests too deep")
+		return nil, errors.New("typed data nests too deep")
 	}
 	o, ok := jsonv.AsObject(v)
 	if !ok {
-		return [32]byte{}, fmt.Errorf("%s value is not an object", t)
+		return nil, fmt.Errorf("%s value is not an object", t)
 	}
 	fields := ts.fields[t]
 	if o.Len() > len(fields) {
-		return [32]byte{}, fmt.Errorf("%s value has members its type does not declare", t)
+		return nil, fmt.Errorf("%s value has members its type does not declare", t)
 	}
-	var stack [8 * 32]byte
-	buf := stack[:0]
-	if n := 32 * (len(fields) + 1); n > len(stack) {
-		buf = make([]byte, 0, n)
+	if n := 32 * (len(fields) + 1); n > cap(buf)-len(buf) {
+		buf = append(make([]byte, 0, len(buf)+n), buf...)
 	}
 	th := ts.typeHash(t)
 	buf = append(buf, th[:]...)
 	for _, f := range fields {
 		fv, ok := o.Get(f.name)
 		if !ok {
-			return [32]byte{}, fmt.Errorf("%s value lacks %s", t, f.name)
+			return nil, fmt.Errorf("%s value lacks %s", t, f.name)
 		}
 		var err error
 		if buf, err = ts.appendValue(buf, f.typ, fv, depth); err != nil {
-			return [32]byte{}, fmt.Errorf("%s.%s: %w", t, f.name, err)
+			return nil, fmt.Errorf("%s.%s: %w", t, f.name, err)
 		}
 	}
-	return crypto.Keccak256Hash(buf), nil
+	return buf, nil
 }
 
 // appendValue appends EIP-712's encodeData of one value, always 32 bytes,
@@ -345,7 +354,50 @@ func (ts *typeSet) appendValue(buf []byte, typ string, v jsonv.Value, depth int)
 	return nil, fmt.Errorf("unknown type %s", typ)
 }
 
-func keccakString(s string) [32]byte { return crypto.Keccak256Hash([]byte(s)) }
+// keccakString hashes a string member. The short ones (a token's name and
+// version, hashed into every domain separator) are remembered.
+func keccakString(s string) [32]byte {
+	if len(s) > maxRememberedInput {
+		return crypto.Keccak256Hash([]byte(s))
+	}
+	return rememberedKeccak(&stringHashes, []byte(s))
+}
+
+// stringHashes and domainHashes remember Keccak-256 of inputs met before,
+// keyed by the input itself, so a hit is exactly the hash: the few token
+// names and domains a buyer pays in are hashed once per process. Each stops
+// growing at maxRemembered entries (seller input fills them; after that a
+// new input is simply hashed each time).
+var stringHashes, domainHashes keccakMemo
+
+type keccakMemo struct {
+	sync.RWMutex
+	m map[string][32]byte
+}
+
+const (
+	maxRemembered      = 256
+	maxRememberedInput = 64 // bytes of a string member remembered
+)
+
+func rememberedKeccak(memo *keccakMemo, b []byte) [32]byte {
+	memo.RLock()
+	h, ok := memo.m[string(b)]
+	memo.RUnlock()
+	if ok {
+		return h
+	}
+	h = crypto.Keccak256Hash(b)
+	memo.Lock()
+	if memo.m == nil {
+		memo.m = map[string][32]byte{}
+	}
+	if len(memo.m) < maxRemembered {
+		memo.m[string(b)] = h
+	}
+	memo.Unlock()
+	return h
+}
 
 // decodeHexInto decodes s, 0x and exactly 2·len(dst) hex digits of either
 // case (what HexBytes reads), into dst without allocating.
@@ -491,9 +543,18 @@ func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 		return TypedDataParts{}, fmt.Errorf("primaryType %s is not among the types", primary)
 	}
 	msg, _ := td.Get("message")
-	ds, err := ts.hashStruct("EIP712Domain", domain, 0)
+	// The domain separator is a function of its encoding alone (the type
+	// hash and the members' words): remembered by it.
+	var stack [8 * 32]byte
+	enc, err := ts.encodeStruct(stack[:0], "EIP712Domain", domain, 0)
 	if err != nil {
 		return TypedDataParts{}, err
+	}
+	var ds [32]byte
+	if len(enc) <= len(stack) {
+		ds = rememberedKeccak(&domainHashes, enc)
+	} else {
+		ds = crypto.Keccak256Hash(enc) // a domain of more members than any token's
 	}
 	sh, err := ts.hashStruct(primary, msg, 0)
 	if err != nil {
