@@ -178,28 +178,41 @@ func (g *Gate) Confirm(ctx context.Context, doc jsonv.Value, pairing, account st
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := g.confirm(ctx, doc, p, account, in)
+	c, _, err := g.confirm(ctx, doc, p, account, in, nil)
 	return c, err
 }
 
-func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, account string, inputs *jsonv.Object) (*Confirmed, rails.Pairing, error) {
+// confirm is Confirm; with pre, the read and the choice it holds are used
+// rather than made again.
+func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, account string, inputs *jsonv.Object, pre *Choice) (*Confirmed, rails.Pairing, error) {
 	pairing := p.ID()
 	ns := rails.Namespace(pairing)
-	read, err := call(ns+"/read-failed", func() (rails.Read, error) { return p.Read(doc) })
-	if err != nil {
-		return nil, nil, decline(OfferUnreadable, refusalCode(err))
+	var read rails.Read
+	var choice jsonv.Value
+	var ref string
+	if pre != nil {
+		read, choice, ref = pre.Read, pre.Chosen.Choice, pre.Chosen.Ref
+	} else {
+		var err error
+		read, err = call(ns+"/read-failed", func() (rails.Read, error) { return p.Read(doc) })
+		if err != nil {
+			return nil, nil, decline(OfferUnreadable, refusalCode(err))
+		}
 	}
 	publicProof := p.Pattern().PublicProof
 	agreement := ""
 	if !publicProof {
 		agreement = read.Agreement
 	}
-	ref := g.newRef()
-	choice, err := call(ns+"/no-payable-option", func() (jsonv.Value, error) {
-		return p.Choose(read, account, inputs, g.now(), ref)
-	})
-	if err != nil {
-		return nil, nil, decline(NoPayableOption, refusalCode(err))
+	if pre == nil {
+		ref = g.newRef()
+		var err error
+		choice, err = call(ns+"/no-payable-option", func() (jsonv.Value, error) {
+			return p.Choose(read, account, inputs, g.now(), ref)
+		})
+		if err != nil {
+			return nil, nil, decline(NoPayableOption, refusalCode(err))
+		}
 	}
 	chosen := rails.Chosen{Pairing: pairing, Choice: choice, Ref: ref, Agreement: agreement}
 

@@ -22,6 +22,19 @@ type TransactOptions struct {
 	// Approved is the agreement payment a previous Transact returned in
 	// Approve, passed back unchanged once the agent approved it.
 	Approved *AgreementPayment
+	// Chose, when set, is the pairing's read of doc and its choice for the
+	// signer's account, made by the caller just before this call with
+	// Inputs, the gate's clock and a fresh ref (pay.Transport reads and
+	// chooses to pick the pairing): Transact uses them instead of reading
+	// and choosing again, and runs every later check as it would. A Choice
+	// for another pairing is ignored.
+	Chose *Choice
+}
+
+// Choice is a pairing's Read of a document and the Choose that followed it.
+type Choice struct {
+	Read   rails.Read
+	Chosen rails.Chosen // Pairing, Choice and Ref as Choose was given them
 }
 
 // Transacted is a signed payment whose read-back carried H, with the ATR
@@ -74,7 +87,11 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 	if !p.Pattern().PublicProof {
 		fetchCtx = context.WithoutCancel(ctx)
 	}
-	c, _, err := g.confirm(fetchCtx, doc, p, signer.Account(), inputs)
+	var pre *Choice
+	if opts.Chose != nil && opts.Chose.Chosen.Pairing == pairing && opts.Chose.Chosen.Choice != nil {
+		pre = opts.Chose
+	}
+	c, _, err := g.confirm(fetchCtx, doc, p, signer.Account(), inputs, pre)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,12 @@ var defaultRegistry = sync.OnceValue(all.Default)
 // Transact reads and chooses first and declines exactly as this would. The
 // caller turns it off when a failure here must be known before Transact (to
 // fall back to the other protocol of the 402).
-func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut bool, inputs func(string) *jsonv.Object) (string, *gate.Decline) {
+//
+// The read and the choice of the pairing returned come back with it (nil
+// when shortcut skipped them): the choice is made with the gate's clock and
+// a fresh ref, as Transact makes it, so Transact takes it (TransactOptions.
+// Chose) rather than read and choose again.
+func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut bool, inputs func(string) *jsonv.Object) (string, *gate.Choice, *gate.Decline) {
 	reg := g.Pairings
 	if reg == nil {
 		reg = defaultRegistry()
@@ -40,11 +45,22 @@ func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut boo
 		}
 	}
 	if shortcut && len(candidates) == 1 {
-		return candidates[0].ID(), nil
+		return candidates[0].ID(), nil, nil
 	}
 	now := time.Now().Unix()
 	if g.Now != nil {
 		now = g.Now().Unix()
+	}
+	ref := "" // made for the first pairing that reads the offer; one ref a payment, as the gate's
+	newRef := func() string {
+		if ref == "" {
+			if g.NewRef != nil {
+				ref = g.NewRef()
+			} else {
+				ref = rails.NewRef()
+			}
+		}
+		return ref
 	}
 	var readFail, chooseFail *gate.Decline
 	for _, p := range candidates {
@@ -56,21 +72,23 @@ func pickPairing(g *gate.Gate, doc jsonv.Value, account, ns string, shortcut boo
 			continue
 		}
 		in := inputs(p.ID())
-		if _, err := guarded(func() (jsonv.Value, error) { return p.Choose(read, account, in, now, "") }); err != nil {
+		r := newRef()
+		choice, err := guarded(func() (jsonv.Value, error) { return p.Choose(read, account, in, now, r) })
+		if err != nil {
 			if chooseFail == nil {
 				chooseFail = &gate.Decline{Code: gate.NoPayableOption, Detail: code(err, ns+"/no-payable-option")}
 			}
 			continue
 		}
-		return p.ID(), nil
+		return p.ID(), &gate.Choice{Read: read, Chosen: rails.Chosen{Pairing: p.ID(), Choice: choice, Ref: r}}, nil
 	}
 	switch {
 	case chooseFail != nil:
-		return "", chooseFail
+		return "", nil, chooseFail
 	case readFail != nil:
-		return "", readFail
+		return "", nil, readFail
 	}
-	return "", &gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for " + protocolName(ns) + "."}
+	return "", nil, &gate.Decline{Code: gate.PairingNotSupported, Detail: "The gate has no buyer piece for " + protocolName(ns) + "."}
 }
 
 func protocolName(ns string) string {

@@ -79,9 +79,17 @@ func TestPickPairingTriesEachInOrder(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &gate.Gate{Pairings: rails.NewRegistry(tc.pairings...)}
-			got, d := pickPairing(g, doc, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", tc.ns, tc.shortcut, (&Transport{}).inputsFor)
+			got, chose, d := pickPairing(g, doc, "eip155:84532:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", tc.ns, tc.shortcut, (&Transport{}).inputsFor)
 			if got != tc.want || (d == nil) != (tc.decline == nil) || d != nil && (d.Code != tc.decline.Code || d.Detail != tc.decline.Detail) {
 				t.Fatalf("got %q %v, want %q %v", got, d, tc.want, tc.decline)
+			}
+			// A pairing picked by trying it comes with its read and choice
+			// (one fresh ref), for Transact to use.
+			if got != "" && chose != nil && (chose.Chosen.Pairing != got || chose.Chosen.Choice == nil || chose.Chosen.Ref == "") {
+				t.Fatalf("choice %+v for %q", chose.Chosen, got)
+			}
+			if got == "" && chose != nil || !tc.shortcut && got != "" && chose == nil {
+				t.Fatalf("choice %v for %q (shortcut %v)", chose, got, tc.shortcut)
 			}
 		})
 	}

@@ -32,6 +32,7 @@ type offer struct {
 	bad      *gate.Decline                      // the header is there but cannot be read
 	inputs   func(pairing string) *jsonv.Object // the buyer inputs for this offer, set by choose
 	unbound  bool                               // it publishes no terms and the Policy allows paying it (unbound.go)
+	chose    *gate.Choice                       // the read and choice that picked the pairing, handed to Transact
 }
 
 // offersOf lists what a 402's headers ask for, in the order the transport

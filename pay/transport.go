@@ -392,7 +392,7 @@ func (t *Transport) choose(ctx context.Context, offers []offer) (offer, string, 
 			o.inputs = t.offerInputs(ctx, o.doc, account)
 			// With unbound payments allowed, a decline must be known
 			// here, to tell an offer without terms from the others.
-			if pairing, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1 && !unbound, o.inputs); d == nil {
+			if pairing, o.chose, d = pickPairing(g, o.doc, account, o.protocol, len(offers) == 1 && !unbound, o.inputs); d == nil {
 				return o, pairing, nil
 			}
 			if unbound && noTerms(d) {
@@ -440,13 +440,14 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 		t.logger().WarnContext(ctx, "pay: paying unbound: the offer publishes no terms", "url", logURL(req.URL), "pairing", pairing)
 		transact = gc.TransactUnbound
 	}
-	opts := &gate.TransactOptions{Inputs: o.inputsFor(t, pairing), AgreementSigner: t.AgreementSigner}
+	opts := &gate.TransactOptions{Inputs: o.inputsFor(t, pairing), AgreementSigner: t.AgreementSigner, Chose: o.chose}
 	tx, err := transact(ctx, o.doc, pairing, t.Signer, opts)
 	if err == nil && tx.Approve != nil && t.Hooks.ApproveAgreement != nil {
 		if t.Hooks.ApproveAgreement(ctx, req, tx.Approve) == nil {
 			// Approved up front: the agreement payment is asked about
 			// first, then the offer's.
-			a.agreementFirst, opts.Approved = true, tx.Approve
+			// The second call chooses afresh: its own ref, its own clock.
+			a.agreementFirst, opts.Approved, opts.Chose = true, tx.Approve, nil
 			tx, err = transact(ctx, o.doc, pairing, t.Signer, opts)
 		}
 	}

@@ -118,7 +118,7 @@ func payerWithTerms(g *gate.Gate, doc jsonv.Value, account, ns string, inputs fu
 		}
 	}
 	for _, d := range docs {
-		if id, decline := pickPairing(g, d, account, ns, false, inputs); decline == nil {
+		if id, _, decline := pickPairing(g, d, account, ns, false, inputs); decline == nil {
 			return id
 		}
 	}
