@@ -61,10 +61,16 @@ func (h *Hedera) Sign(ctx context.Context, req rails.Request) (jsonv.Value, erro
 	if n, _ := req.GetString("network"); "hedera:"+strings.SplitN(h.account, ":", 3)[1] != n {
 		return nil, fmt.Errorf("signer: the request is for network %q", n)
 	}
+	if b, _ := req.Get("broadcast"); b != nil {
+		// A push asks the wallet to submit the transaction; this key holds
+		// no connection to a node, so it signs nothing it cannot submit.
+		return nil, errors.New("signer: a local Hedera key does not broadcast (credentialType hash)")
+	}
 	text, _ := req.GetString("bodyBytes")
+	// x402 writes the body as 0x hex, MPP's Hedera method as bare hex.
 	raw, err := hex.DecodeString(strings.TrimPrefix(text, "0x"))
-	if !strings.HasPrefix(text, "0x") || err != nil || len(raw) == 0 || len(raw) > hedera.MaxTx {
-		return nil, errors.New("signer: bodyBytes is not 0x hex of a body")
+	if err != nil || len(raw) == 0 || len(text) > 2+2*hedera.MaxTx {
+		return nil, errors.New("signer: bodyBytes is not hex of a body")
 	}
 	body, ok := hedera.ReadBody(raw)
 	if !ok {

@@ -43,6 +43,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"mpp/charge/usdc/solana":           b6("mpp-charge-usdc-solana.json"),
 		"x402/upto/solana":                 b6("x402-upto-solana.json"),
 		"x402/exact/hedera":                b6("x402-exact-hedera.json"),
+		"mpp/charge/hedera":                b6("mpp-charge-hedera.json"),
 		"x402/batch-settlement/eip155":     batchB6("x402/batch-settlement/eip155"),
 		"x402/batch-settlement/solana":     batchB6("x402/batch-settlement/solana"),
 		"x402/batch-settlement/cloudflare": r.get(r.file("x402-batch-settlement.json"), "EC1", "payload"),

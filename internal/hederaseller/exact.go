@@ -1,5 +1,5 @@
 // Package hederaseller is the loopback sellers paid on Hedera
-// (x402/exact/hedera) and their demo rows, with a loopback Mirror Node
+// (x402/exact/hedera, mpp/charge/hedera) and their demo rows, with a loopback Mirror Node
 // answering in its documented shapes. A seller checks a payment as its fee
 // payer and the network would before submitting it: the payer's Ed25519
 // signature over the body bytes exactly as sent (crypto/ed25519, under the

@@ -22,3 +22,19 @@ func TestDemoExact(t *testing.T) {
 		}
 	}
 }
+
+// The MPP Hedera demo: one signature over a body of three rows whose memo is
+// the challenge's attribution memo; the seller verifies it; the lying link
+// is declined unsigned.
+func TestDemoCharge(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "mpp-hedera", "")
+	if err != nil || paid != "0.00001 HBAR (1000 atomic units) on "+Testnet {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"signer calls: 1", "memo 0xef1ed712", "the three rows", "answered 200",
+		"declined hash-mismatch; signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -44,6 +44,7 @@ func Default() *rails.Registry {
 		solana.ChargeUSDC{},
 		solana.Upto{},
 		hedera.Exact{},
+		hedera.Charge{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

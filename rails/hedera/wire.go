@@ -535,9 +535,12 @@ type BodySpec struct {
 	PayTo    Entity
 	Amount   int64
 	Decimals *uint32 // a token's expected decimals, when known
+	// Rows, when set, are the transfer's rows as written (the payer's debit
+	// first), in place of the two rows Payer, PayTo and Amount make.
+	Rows []Transfer
 }
 
-// WriteBody writes the TransactionBody of a two-row transfer, the payer's
+// WriteBody writes the TransactionBody of a transfer (two rows unless Rows names them), the payer's
 // debit first, in field order: transactionID, nodeAccountID,
 // transactionFee, transactionValidDuration (ValidDuration), memo (when not
 // empty), cryptoTransfer.
@@ -553,16 +556,23 @@ func WriteBody(s BodySpec) []byte {
 	if s.Memo != "" {
 		b = appendBytesField(b, 6, []byte(s.Memo))
 	}
-	debit, credit := Transfer{Account: s.Payer, Amount: -s.Amount}, Transfer{Account: s.PayTo, Amount: s.Amount}
+	rows := s.Rows
+	if rows == nil {
+		rows = []Transfer{{Account: s.Payer, Amount: -s.Amount}, {Account: s.PayTo, Amount: s.Amount}}
+	}
 	var transfer []byte
 	if s.Asset == HBAR {
-		rows := appendBytesField(appendBytesField(nil, 1, rowBytes(debit)), 1, rowBytes(credit))
-		transfer = appendBytesField(nil, 1, rows)
+		var list []byte
+		for _, r := range rows {
+			list = appendBytesField(list, 1, rowBytes(r))
+		}
+		transfer = appendBytesField(nil, 1, list)
 	} else {
 		tok, _ := ParseEntity(s.Asset)
 		list := appendBytesField(nil, 1, appendEntity(nil, tok))
-		list = appendBytesField(list, 2, rowBytes(debit))
-		list = appendBytesField(list, 2, rowBytes(credit))
+		for _, r := range rows {
+			list = appendBytesField(list, 2, rowBytes(r))
+		}
 		if s.Decimals != nil {
 			list = appendBytesField(list, 4, appendVarintField(nil, 1, uint64(*s.Decimals)))
 		}
