@@ -66,6 +66,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/algorand":            b6("x402-exact-algorand.json"),
 		"x402/exact/tron/lcp-trc20-memo": b6("x402-exact-tron-lcp-trc20-memo.json"),
 		"x402/exact/sui":                 b6("x402-exact-sui.json"),
+		"x402/exact/near":                b6("x402-exact-near.json"),
 	}
 	if r.err != nil {
 		return nil, r.err

@@ -9,6 +9,7 @@ import (
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/lightning"
+	"github.com/termsgate/termsgate/rails/near"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/sui"
@@ -61,5 +62,6 @@ func Default() *rails.Registry {
 		tron.Exact{},
 		lightning.Session{},
 		sui.Exact{},
+		near.Exact{},
 	)
 }

@@ -11,6 +11,7 @@ import (
 	_ "github.com/termsgate/termsgate/internal/lightningseller" // x402/exact/lnbtc (docs/lightning.md)
 	_ "github.com/termsgate/termsgate/internal/mppevmseller"    // the MPP EVM charges, usdc and mpp/session/evm (docs/mpp-evm.md)
 	_ "github.com/termsgate/termsgate/internal/mppseller"       // mpp/charge/tempo/memo, mpp/charge/evm/authorization
+	_ "github.com/termsgate/termsgate/internal/nearseller"      // x402/exact/near
 	_ "github.com/termsgate/termsgate/internal/permit2seller"   // x402 Permit2 exact and upto, auth-capture, erc7710-salt
 	_ "github.com/termsgate/termsgate/internal/solanaseller"    // x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana, mpp/charge/solana, mpp/charge/usdc/solana, x402/upto/solana
 	_ "github.com/termsgate/termsgate/internal/stellarseller"   // x402/exact/stellar, mpp/charge/stellar
