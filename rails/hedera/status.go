@@ -19,6 +19,9 @@ type Entry struct {
 	Nonce      int64
 	Scheduled  bool
 	Consensus  string
+	// Transfers are the record's HBAR transfers, as the Mirror Node lists
+	// them (read for x402/exact/hedera/transfer-executor's child record).
+	Transfers []Transfer
 }
 
 // Reader reads one network's Mirror Node.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -118,9 +119,44 @@ func (r Reader) Transactions(id string) ([]hedera.Entry, bool, error) {
 		if !ok1 || !ok2 || !ok3 || (sv != true && sv != false) || (mv != nil && !isString) {
 			return nil, false, &Error{path, "an entry lacks result, consensus_timestamp, nonce, scheduled or memo_base64"}
 		}
-		out = append(out, hedera.Entry{Result: result, MemoBase64: memo, Nonce: nonce, Scheduled: sv == true, Consensus: ts})
+		transfers, ok := transfersOf(e)
+		if !ok {
+			return nil, false, &Error{path, "an entry's transfers are not a list of at most 64 {account, amount}"}
+		}
+		out = append(out, hedera.Entry{Result: result, MemoBase64: memo, Nonce: nonce, Scheduled: sv == true, Consensus: ts,
+			Transfers: transfers})
 	}
 	return out, true, nil
+}
+
+// transfersOf reads an entry's optional transfers: [{account, amount}],
+// at most MaxEntries, accounts entity ids, amounts safe integers.
+func transfersOf(e *jsonv.Object) ([]hedera.Transfer, bool) {
+	v, has := e.Get("transfers")
+	if !has || v == nil {
+		return nil, true
+	}
+	list, ok := jsonv.AsArray(v)
+	if !ok || len(list) > MaxEntries {
+		return nil, false
+	}
+	out := make([]hedera.Transfer, 0, len(list))
+	for _, t := range list {
+		o, ok := jsonv.AsObject(t)
+		if !ok {
+			return nil, false
+		}
+		a, _ := o.GetString("account")
+		acct, okA := hedera.ParseEntity(a)
+		av, _ := o.Get("amount")
+		f, okN := av.(jsonv.Number)
+		// A debit is negative: a safe integer of either sign.
+		if !okA || !okN || float64(f) != math.Trunc(float64(f)) || math.Abs(float64(f)) > jsonv.MaxSafeInteger {
+			return nil, false
+		}
+		out = append(out, hedera.Transfer{Account: acct, Amount: int64(f)})
+	}
+	return out, true
 }
 
 // Node is the first node account /api/v1/network/nodes lists.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/termsgate/termsgate/rails/hedera"
@@ -23,6 +24,10 @@ func TestMirrorClient(t *testing.T) {
 			_, _ = w.Write([]byte(`{"token_id":"0.0.5449","symbol":"USDC","decimals":"6","type":"FUNGIBLE_COMMON"}`))
 		case "/api/v1/transactions/0.0.1235-1700000000-000000000":
 			_, _ = w.Write([]byte(`{"transactions":[{"result":"SUCCESS","nonce":0,"scheduled":false,"memo_base64":"bGNw","consensus_timestamp":"1700000003.000000001","name":"CRYPTOTRANSFER"}]}`))
+		case "/api/v1/transactions/0.0.9000-1700000000-000000000":
+			_, _ = w.Write([]byte(`{"transactions":[{"result":"SUCCESS","nonce":1,"scheduled":false,"memo_base64":null,"consensus_timestamp":"1700000003.000000002","transfers":[{"account":"0.0.5001","amount":-100,"is_approval":false},{"account":"0.0.4001","amount":100}]}]}`))
+		case "/api/v1/transactions/0.0.9000-1700000000-000000001":
+			_, _ = w.Write([]byte(`{"transactions":[{"result":"SUCCESS","nonce":1,"scheduled":false,"memo_base64":null,"consensus_timestamp":"1700000003.000000002","transfers":[{"account":"0.0.5001","amount":-1.5}]}]}`))
 		case "/api/v1/transactions/0.0.1235-1700000000-000000001":
 			_, _ = w.Write([]byte(`{"transactions":[{"result":"SUCCESS","nonce":"0"}]}`))
 		default:
@@ -39,8 +44,18 @@ func TestMirrorClient(t *testing.T) {
 	}
 	r := mirror.Reader{Client: c}
 	entries, found, err := r.Transactions("0.0.1235-1700000000-000000000")
-	if err != nil || !found || len(entries) != 1 || entries[0] != (hedera.Entry{Result: "SUCCESS", MemoBase64: "bGNw", Consensus: "1700000003.000000001"}) {
+	if err != nil || !found || len(entries) != 1 || !reflect.DeepEqual(entries[0], hedera.Entry{Result: "SUCCESS", MemoBase64: "bGNw", Consensus: "1700000003.000000001"}) {
 		t.Fatalf("entries %+v %v (%v)", entries, found, err)
+	}
+	// A child record's transfers, a debit negative; a fractional amount is
+	// refused.
+	entries, _, err = r.Transactions("0.0.9000-1700000000-000000000")
+	if err != nil || len(entries) != 1 || !reflect.DeepEqual(entries[0].Transfers, []hedera.Transfer{
+		{Account: hedera.Entity{Num: 5001}, Amount: -100}, {Account: hedera.Entity{Num: 4001}, Amount: 100}}) {
+		t.Fatalf("transfers %+v (%v)", entries, err)
+	}
+	if _, _, err := r.Transactions("0.0.9000-1700000000-000000001"); err == nil {
+		t.Fatal("a fractional amount read")
 	}
 	if _, found, err := r.Transactions("0.0.1235-1700000000-000000002"); found || err != nil {
 		t.Fatalf("a 404: %v %v", found, err)
