@@ -67,6 +67,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/tron/lcp-trc20-memo": b6("x402-exact-tron-lcp-trc20-memo.json"),
 		"x402/exact/sui":                 b6("x402-exact-sui.json"),
 		"x402/exact/near":                b6("x402-exact-near.json"),
+		"x402/exact/tvm":                 b6("x402-exact-tvm.json"),
 	}
 	if r.err != nil {
 		return nil, r.err

@@ -15,6 +15,7 @@ import (
 	"github.com/termsgate/termsgate/rails/sui"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/tron"
+	"github.com/termsgate/termsgate/rails/tvm"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
 
@@ -63,5 +64,6 @@ func Default() *rails.Registry {
 		lightning.Session{},
 		sui.Exact{},
 		near.Exact{},
+		tvm.Exact{},
 	)
 }

@@ -17,6 +17,7 @@ import (
 	_ "github.com/termsgate/termsgate/internal/stellarseller"   // x402/exact/stellar, mpp/charge/stellar
 	_ "github.com/termsgate/termsgate/internal/suiseller"       // x402/exact/sui
 	_ "github.com/termsgate/termsgate/internal/tronseller"      // x402/exact/tron/lcp-trc20-memo
+	_ "github.com/termsgate/termsgate/internal/tvmseller"       // x402/exact/tvm
 	_ "github.com/termsgate/termsgate/internal/x402seller"      // x402/exact/eip155/eip3009, x402/batch-settlement/eip155
 	_ "github.com/termsgate/termsgate/internal/xrplseller"      // x402/exact/xrpl, mpp/charge/xrpl
 )
