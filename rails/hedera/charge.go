@@ -142,10 +142,12 @@ func (Charge) Choose(read rails.Read, account string, inputs *jsonv.Object, now 
 	}
 	var challenge *jsonv.Object
 	for _, v := range read.Options {
-		if !mpp.OffersPlaced(v, ChargeID) {
+		// One read of the challenge gives both what it offers and where.
+		checked, err := mpp.CheckChallenge(v, true)
+		if err != nil || !checked.Offers(ChargeID) {
 			continue
 		}
-		if n, err := mpp.Network(v); err == nil && n == acct.Network() {
+		if n, err := ChargeNetwork(checked.Details, ""); err == nil && n == acct.Network() {
 			challenge, _ = jsonv.AsObject(v)
 			break
 		}
