@@ -6,8 +6,9 @@
 // and card rails share this one reader.
 //
 // The reader is strict and bounded: a presentation is at most MaxPresentation
-// bytes, with at most MaxDisclosures disclosures, JSON nested at most MaxDepth
-// deep. It never verifies a signature: which key signs which layer is the
+// bytes, with at most MaxDisclosures disclosures, each JSON document nested at
+// most MaxDepth deep, disclosures nested in disclosures at most MaxNesting
+// deep (the caps of the upstream reader's vectors). It never verifies a signature: which key signs which layer is the
 // profile's to say, and the caller checks it (crypto/ecdsa for ES256) on the
 // Signed bytes this reader keeps.
 package sdjwt
@@ -25,8 +26,9 @@ import (
 // Caps on what a seller or agent can make the reader hold.
 const (
 	MaxPresentation = 64 << 10
-	MaxDisclosures  = 64
-	MaxDepth        = 16
+	MaxDisclosures  = 128
+	MaxDepth        = jsonv.MaxDepth
+	MaxNesting      = 16
 )
 
 // Refusal codes. RFC 9901 leaves the codes to the caller; these name the
@@ -132,13 +134,20 @@ func jsonObject(part, what string) (*jsonv.Object, error) {
 	}
 	v, err := jsonv.ParseDepth(b, MaxDepth)
 	if err != nil {
-		return nil, refuse(Malformed, "%s: %v", what, err)
+		return nil, jsonRefusal(what, err)
 	}
 	o, ok := jsonv.AsObject(v)
 	if !ok {
 		return nil, refuse(Malformed, "%s is not a JSON object", what)
 	}
 	return o, nil
+}
+
+func jsonRefusal(what string, err error) error {
+	if errors.Is(err, jsonv.ErrTooDeep) {
+		return refuse(TooLarge, "%s: %v", what, err)
+	}
+	return refuse(Malformed, "%s: %v", what, err)
 }
 
 // ParseDisclosure decodes one disclosure: a base64url JSON array of salt, name
@@ -151,7 +160,7 @@ func ParseDisclosure(s string) (Disclosure, error) {
 	}
 	v, err := jsonv.ParseDepth(b, MaxDepth)
 	if err != nil {
-		return d, refuse(Malformed, "disclosure: %v", err)
+		return d, jsonRefusal("disclosure", err)
 	}
 	a, ok := jsonv.AsArray(v)
 	if !ok || (len(a) != 2 && len(a) != 3) {
@@ -242,13 +251,14 @@ type resolver struct {
 // disclosures, and each value is visited once, so this is a cap on work.
 const maxSteps = 1 << 14
 
-func (r *resolver) step(depth int) error {
+// step counts one value; nest is how many disclosures enclose it.
+func (r *resolver) step(nest int) error {
 	r.steps++
 	if r.steps > maxSteps {
 		return refuse(TooLarge, "payload walk beyond %d values", maxSteps)
 	}
-	if depth > MaxDepth {
-		return refuse(TooLarge, "resolved payload nested deeper than %d", MaxDepth)
+	if nest > MaxNesting {
+		return refuse(TooLarge, "disclosures nested deeper than %d", MaxNesting)
 	}
 	return nil
 }
@@ -273,18 +283,18 @@ func (r *resolver) use(i int) error {
 	return nil
 }
 
-func (r *resolver) value(v jsonv.Value, depth int) (jsonv.Value, error) {
+func (r *resolver) value(v jsonv.Value, nest int) (jsonv.Value, error) {
 	switch x := v.(type) {
 	case *jsonv.Object:
-		return r.object(x, depth)
+		return r.object(x, nest)
 	case []jsonv.Value:
-		return r.array(x, depth)
+		return r.array(x, nest)
 	}
-	return v, r.step(depth)
+	return v, r.step(nest)
 }
 
-func (r *resolver) object(o *jsonv.Object, depth int) (*jsonv.Object, error) {
-	if err := r.step(depth); err != nil {
+func (r *resolver) object(o *jsonv.Object, nest int) (*jsonv.Object, error) {
+	if err := r.step(nest); err != nil {
 		return nil, err
 	}
 	out := jsonv.Obj()
@@ -292,7 +302,7 @@ func (r *resolver) object(o *jsonv.Object, depth int) (*jsonv.Object, error) {
 		if m.Key == "_sd" {
 			continue
 		}
-		v, err := r.value(m.Value, depth+1)
+		v, err := r.value(m.Value, nest)
 		if err != nil {
 			return nil, err
 		}
@@ -324,7 +334,7 @@ func (r *resolver) object(o *jsonv.Object, depth int) (*jsonv.Object, error) {
 		if err := r.use(i); err != nil {
 			return nil, err
 		}
-		v, err := r.value(d.Value, depth+1)
+		v, err := r.value(d.Value, nest+1)
 		if err != nil {
 			return nil, err
 		}
@@ -333,8 +343,8 @@ func (r *resolver) object(o *jsonv.Object, depth int) (*jsonv.Object, error) {
 	return out, nil
 }
 
-func (r *resolver) array(a []jsonv.Value, depth int) ([]jsonv.Value, error) {
-	if err := r.step(depth); err != nil {
+func (r *resolver) array(a []jsonv.Value, nest int) ([]jsonv.Value, error) {
+	if err := r.step(nest); err != nil {
 		return nil, err
 	}
 	out := make([]jsonv.Value, 0, len(a))
@@ -355,14 +365,14 @@ func (r *resolver) array(a []jsonv.Value, depth int) ([]jsonv.Value, error) {
 			if err := r.use(i); err != nil {
 				return nil, err
 			}
-			v, err := r.value(d.Value, depth+1)
+			v, err := r.value(d.Value, nest+1)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, v)
 			continue
 		}
-		v, err := r.value(e, depth+1)
+		v, err := r.value(e, nest)
 		if err != nil {
 			return nil, err
 		}

@@ -45,7 +45,7 @@ func TestParseRefuses(t *testing.T) {
 	elem := b64(`["s",1]`)
 	big := strings.Repeat("A", MaxPresentation+1)
 	many := jwt(`{}`) + strings.Repeat("~"+name, MaxDisclosures+1) + "~"
-	deep := b64(`["s","a",` + strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1) + `]`)
+	deep := b64(`["s","a",` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]`)
 	for _, c := range []struct{ name, in, code string }{
 		{"no tilde", jwt(`{}`), Malformed},
 		{"two parts", "a.b~", Malformed},
@@ -65,7 +65,8 @@ func TestParseRefuses(t *testing.T) {
 		{"empty disclosure", jwt(`{}`) + "~~", Malformed},
 		{"too large", big, TooLarge},
 		{"too many", many, TooLarge},
-		{"too deep", jwt(`{"_sd":["`+Digest(deep)+`"]}`) + "~" + deep + "~", Malformed},
+		{"too deep", jwt(`{"_sd":["`+Digest(deep)+`"]}`) + "~" + deep + "~", TooLarge},
+		{"nested too deep", nested(MaxNesting + 1), TooLarge},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse(c.in)
@@ -73,6 +74,36 @@ func TestParseRefuses(t *testing.T) {
 				t.Fatalf("got %v, want %s", err, c.code)
 			}
 		})
+	}
+}
+
+// nested is a presentation of n disclosures, each an array element whose
+// value holds the next one's digest.
+func nested(n int) string {
+	next := `"end"`
+	var ds []string
+	for i := 0; i < n; i++ {
+		d := b64(`["s` + strings.Repeat("x", i) + `",[` + next + `]]`)
+		ds = append(ds, d)
+		next = `{"...":"` + Digest(d) + `"}`
+	}
+	return jwt(`{"x":[`+next+`]}`) + "~" + strings.Join(ds, "~") + "~"
+}
+
+func TestCapsAdmitTheirLimit(t *testing.T) {
+	if _, err := Parse(nested(MaxNesting)); err != nil {
+		t.Fatalf("%d nested disclosures: %v", MaxNesting, err)
+	}
+	var digests, ds []string
+	for i := 0; i < MaxDisclosures; i++ {
+		d := b64(`["s","c` + strings.Repeat("x", i) + `",1]`)
+		ds = append(ds, d)
+		digests = append(digests, `"`+Digest(d)+`"`)
+	}
+	in := jwt(`{"_sd":[`+strings.Join(digests, ",")+`]}`) + "~" + strings.Join(ds, "~") + "~"
+	p, err := Parse(in)
+	if err != nil || p.Claims.Len() != MaxDisclosures {
+		t.Fatalf("%d disclosures: %v", MaxDisclosures, err)
 	}
 }
 
