@@ -63,22 +63,25 @@ func (c *Cell) padded() []byte {
 // seal computes depth and hash; refs must be sealed.
 func (c *Cell) seal() {
 	d1, d2 := c.descriptors()
-	h := sha256.New()
-	h.Write([]byte{d1, d2})
-	h.Write(c.padded())
+	// d1, d2, the padded data and 34 bytes a reference: at most 2+128+4*34 bytes
+	var buf [2 + 128 + MaxCellRefs*34]byte
+	w := append(buf[:0], d1, d2)
+	n := (c.bits + 7) / 8
+	w = append(w, c.data[:n]...)
+	if c.bits%8 != 0 {
+		w[len(w)-1] |= 0x80 >> (c.bits % 8)
+	}
 	var depth uint16
-	var b [2]byte
 	for _, r := range c.refs {
-		binary.BigEndian.PutUint16(b[:], r.depth)
-		h.Write(b[:])
+		w = binary.BigEndian.AppendUint16(w, r.depth)
 		if r.depth+1 > depth {
 			depth = r.depth + 1
 		}
 	}
 	for _, r := range c.refs {
-		h.Write(r.hash[:])
+		w = append(w, r.hash[:]...)
 	}
-	h.Sum(c.hash[:0])
+	c.hash = sha256.Sum256(w)
 	c.depth = depth
 }
 
@@ -109,10 +112,20 @@ func (b *Builder) Bit(v bool) *Builder {
 	return b
 }
 
-// Uint writes the low n bits of v (n ≤ 64), most significant first.
+// Uint writes the low n bits of v (n ≤ 64), most significant first, a byte
+// at a time where it can.
 func (b *Builder) Uint(v uint64, n int) *Builder {
-	for i := n - 1; i >= 0; i-- {
-		b.Bit(v>>uint(i)&1 == 1)
+	if n < 0 || n > 64 || b.bits+n > MaxCellBits {
+		b.err = errCellOverflow
+		return b
+	}
+	for n > 0 {
+		free := 8 - b.bits%8
+		take := min(free, n)
+		chunk := (v >> uint(n-take)) & (1<<uint(take) - 1)
+		b.data[b.bits/8] |= byte(chunk << uint(free-take))
+		b.bits += take
+		n -= take
 	}
 	return b
 }
@@ -220,16 +233,17 @@ func (s *Slice) Bit() (bool, error) {
 
 // Uint reads n bits (n ≤ 64) as an unsigned integer.
 func (s *Slice) Uint(n int) (uint64, error) {
-	if n > 64 || s.RemainingBits() < n {
+	if n < 0 || n > 64 || s.RemainingBits() < n {
 		return 0, errSliceUnderflow
 	}
 	var v uint64
-	for i := 0; i < n; i++ {
-		bit, _ := s.Bit()
-		v <<= 1
-		if bit {
-			v |= 1
-		}
+	for n > 0 {
+		avail := 8 - s.pos%8
+		take := min(avail, n)
+		chunk := uint64(s.c.data[s.pos/8]>>uint(avail-take)) & (1<<uint(take) - 1)
+		v = v<<uint(take) | chunk
+		s.pos += take
+		n -= take
 	}
 	return v, nil
 }
@@ -240,6 +254,11 @@ func (s *Slice) Bytes(n int) ([]byte, error) {
 		return nil, errSliceUnderflow
 	}
 	out := make([]byte, n)
+	if s.pos%8 == 0 {
+		copy(out, s.c.data[s.pos/8:])
+		s.pos += 8 * n
+		return out, nil
+	}
 	for i := range out {
 		v, _ := s.Uint(8)
 		out[i] = byte(v)
