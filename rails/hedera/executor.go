@@ -46,6 +46,7 @@ var (
 	_ rails.Pairing    = Executor{}
 	_ rails.Summarizer = Executor{}
 	_ rails.Mover      = Executor{}
+	_ rails.Inspector  = Executor{}
 )
 
 func (Executor) ID() string { return ExecutorID }
@@ -352,4 +353,27 @@ func (Executor) Summarize(req rails.Request) (rails.Grant, error) {
 	}
 	return rails.Grant{Network: network, Asset: asset, Decimals: decimals, Amount: big.NewInt(amount), Payee: payTo,
 		PayableUntil: time.Unix(before, 0).UTC()}, nil
+}
+
+// Inspect reads a payment's option and payload: the grant is amount of
+// asset from the payload's payer to payTo, H the echoed legal context.
+func (p Executor) Inspect(payment jsonv.Value) (rails.Inspection, error) {
+	h, err := p.Bound(payment)
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	accepted, payload, _ := p.presented(payment)
+	str := func(o *jsonv.Object, k string) string { s, _ := o.GetString(k); return s }
+	amount, _ := amountOf(str(accepted, "amount"))
+	asset := str(accepted, "asset")
+	decimals := -1
+	if asset == HBAR {
+		decimals = 8
+	}
+	g := rails.Grant{Network: str(accepted, "network"), Asset: asset, Decimals: decimals, Amount: big.NewInt(amount),
+		Payer: str(payload, "payer"), Payee: str(accepted, "payTo")}
+	return rails.Inspection{Pairing: ExecutorID, Kind: "payment", Grant: g, H: h,
+		WhereH: "extensions.legalContext.info.value: only echoed; nothing the payer signs or the network records carries H (no public proof: the agreement exchange runs first)",
+		Details: jsonv.Obj("executor", str(payload, "executor"), "authorization", str(payload, "authorization"),
+			"idDigest", IDDigest(str(payload, "payer"), str(accepted, "payTo"), str(accepted, "amount")))}, nil
 }
