@@ -218,6 +218,9 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, now i
 	if v, has := inputs.Get("stateInit"); has {
 		c.Set("stateInit", v)
 	}
+	if _, err := readChoice(c, accepted); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -255,6 +258,49 @@ func (Exact) Build(ch jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error)
 	if !carries(accepted, carrier) {
 		return nil, rails.Refuse(CodeCarrierMismatch)
 	}
+	v, err := readChoice(c, accepted)
+	if err != nil {
+		return nil, err
+	}
+	malformed := rails.Refuse(x402.CodeOptionMalformed)
+	wallet, jetton, walletID, seqno, validUntil, init, forward, attach := v.wallet, v.jetton, v.walletID, v.seqno, v.validUntil, v.init, v.forward, v.attach
+	extra, _ := accepted.GetObject("extra")
+	var response *Address
+	if s, has := extra.GetString("responseDestination"); has {
+		response, _ = ParseAddress(s)
+	}
+	amount, _ := coins(mpp.String(accepted, "amount"))
+	payTo, _ := ParseAddress(mpp.String(accepted, "payTo"))
+	body, err := NewBuilder().Uint(OpJettonTransfer, 32).Uint(0, 64).Coins(amount).Address(payTo).Address(response).
+		Bit(false).Coins(forward).Bit(true).Ref(carrier).End()
+	if err != nil {
+		return nil, malformed
+	}
+	out, err := internalMessage(true, jetton, attach, nil, body)
+	if err != nil {
+		return nil, malformed
+	}
+	empty, _ := NewBuilder().End()
+	actions, _ := NewBuilder().Ref(empty).Uint(OpSendMsg, 32).Uint(sendMode, 8).Ref(out).End()
+	request, _ := NewBuilder().Uint(OpInternalSigned, 32).Uint(walletID, 32).Uint(validUntil, 32).Uint(seqno, 32).
+		Bit(true).Ref(actions).Bit(false).End()
+	return &W5{required: required, accepted: accepted, network: mpp.String(accepted, "network"), wallet: wallet,
+		request: request, init: init}, nil
+}
+
+type choice struct {
+	wallet, jetton              *Address
+	walletID, seqno, validUntil uint64
+	init                        *Cell
+	forward, attach             *big.Int
+}
+
+// readChoice checks a choice's own members (Choose, before anything is
+// fetched, and Build again): the wallet and Jetton wallet raw, wallet id
+// and seqno uint32, valid-until within uint32, a state init of W5's shape,
+// attachNanotons above the forward amount.
+func readChoice(c, accepted *jsonv.Object) (*choice, error) {
+	var err error
 	malformed := rails.Refuse(x402.CodeOptionMalformed)
 	wallet, ok1 := ParseAddress(mpp.String(c, "wallet"))
 	jetton, ok2 := ParseAddress(mpp.String(c, "jettonWallet"))
@@ -295,27 +341,8 @@ func (Exact) Build(ch jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error)
 	if attach.Cmp(forward) <= 0 {
 		return nil, rails.Refuse(CodeValueTooLow)
 	}
-	var response *Address
-	if s, has := extra.GetString("responseDestination"); has {
-		response, _ = ParseAddress(s)
-	}
-	amount, _ := coins(mpp.String(accepted, "amount"))
-	payTo, _ := ParseAddress(mpp.String(accepted, "payTo"))
-	body, err := NewBuilder().Uint(OpJettonTransfer, 32).Uint(0, 64).Coins(amount).Address(payTo).Address(response).
-		Bit(false).Coins(forward).Bit(true).Ref(carrier).End()
-	if err != nil {
-		return nil, malformed
-	}
-	out, err := internalMessage(true, jetton, attach, nil, body)
-	if err != nil {
-		return nil, malformed
-	}
-	empty, _ := NewBuilder().End()
-	actions, _ := NewBuilder().Ref(empty).Uint(OpSendMsg, 32).Uint(sendMode, 8).Ref(out).End()
-	request, _ := NewBuilder().Uint(OpInternalSigned, 32).Uint(walletID, 32).Uint(validUntil, 32).Uint(seqno, 32).
-		Bit(true).Ref(actions).Bit(false).End()
-	return &W5{required: required, accepted: accepted, network: mpp.String(accepted, "network"), wallet: wallet,
-		request: request, init: init}, nil
+	return &choice{wallet: wallet, jetton: jetton, walletID: walletID, seqno: seqno, validUntil: validUntil, init: init,
+		forward: forward, attach: attach}, nil
 }
 
 // isStateInit: split_depth and special absent, code and data present, no

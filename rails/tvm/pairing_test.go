@@ -172,3 +172,22 @@ func BenchmarkTvmBuildSignFinish(b *testing.B) {
 	}
 	b.ReportMetric(float64((cost.CPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
+
+// Choose checks the buyer's inputs before anything is fetched or built.
+func TestChooseChecksInputs(t *testing.T) {
+	p, choice, s, _, _ := setup(t)
+	req, _ := choice.(*jsonv.Object).Get("required")
+	read, _ := p.Read(req)
+	for name, in := range map[string]*jsonv.Object{
+		"seqno above uint32": jsonv.Obj("walletId", 1, "seqno", 1<<32, "jettonWallet", wallet, "attachNanotons", "1"),
+		"friendly jetton":    jsonv.Obj("walletId", 1, "seqno", 1, "jettonWallet", "EQCSQzpXbL5WxNzIbZS0l6LPGKm6qcgoP-oo6kPrPCXP7Ttj", "attachNanotons", "1"),
+		"attach zero":        jsonv.Obj("walletId", 1, "seqno", 1, "jettonWallet", wallet, "attachNanotons", "0"),
+		"state init not BoC": jsonv.Obj("walletId", 1, "seqno", 0, "jettonWallet", wallet, "attachNanotons", "1", "stateInit", "AAAA"),
+		"attach not decimal": jsonv.Obj("walletId", 1, "seqno", 1, "jettonWallet", wallet, "attachNanotons", 5),
+		"no jetton wallet":   jsonv.Obj("walletId", 1, "seqno", 1, "attachNanotons", "1"),
+	} {
+		if _, err := p.Choose(read, s.Account(), in, 1_790_000_000, ""); err == nil {
+			t.Errorf("%s: chosen", name)
+		}
+	}
+}
