@@ -1,0 +1,35 @@
+package checkout
+
+import (
+	"testing"
+
+	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/jsonv"
+)
+
+// j is the AP2 vectors' checkout JWT J (fixed header, V2's payload, a zero
+// signature).
+const j = "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6Im1lcmNoYW50LWtleS0xIn0.eyJpZCI6ImNoa18yIiwiY3VycmVuY3kiOiJVU0QiLCJ0b3RhbHMiOlt7InR5cGUiOiJ0b3RhbCIsImFtb3VudCI6MTk5MDB9XSwibGVnYWxDb250ZXh0Ijp7InR5cGUiOiJzaGEyNTYiLCJ2YWx1ZSI6IjB4YTE2NzVjYTI0YWM2ZDhiNGJlNWU0NmEwYTNlZGEyZDIxYzY2MjY2N2IyMDkyM2MzYTllODIwODI4ZTlhODJhZiIsImxlZ2FsQ29udGV4dFVybCI6Imh0dHBzOi8vYXRyLnNlbGxlci5leGFtcGxlLzB4YTE2NzVjYTI0YWM2ZDhiNGJlNWU0NmEwYTNlZGEyZDIxYzY2MjY2N2IyMDkyM2MzYTllODIwODI4ZTlhODJhZiJ9fQ.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+// FuzzAP2Bound: the mandate and checkout readers never panic, stay within the
+// time bound, and a bound H is 0x + 64 lower-case hex.
+func FuzzAP2Bound(f *testing.F) {
+	f.Add("eyJhbGciOiJFUzI1NiJ9.e30.AA~", j)
+	f.Add("~", j)
+	f.Fuzz(func(t *testing.T, m, cj string) {
+		cost.Bound(t, len(m)+len(cj), func() {
+			_, _ = ReadCheckoutJWT(cj)
+			_, _ = AP2{}.Read(cj)
+			h, err := AP2{}.Bound(jsonv.Obj("checkout_mandate", m, "checkout_jwt", cj))
+			if err != nil {
+				if _, ok := err.(*Refusal); !ok {
+					t.Fatalf("not a refusal: %v", err)
+				}
+				return
+			}
+			if got, ok := hash(h); !ok || got != h {
+				t.Fatalf("H %q", h)
+			}
+		})
+	})
+}
