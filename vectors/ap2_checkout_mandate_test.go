@@ -22,7 +22,7 @@ import (
 func wantAP2(t *testing.T, expect jsonv.Value, got jsonv.Value, err error) {
 	t.Helper()
 	if o, ok := jsonv.AsObject(expect); ok && o.Has("refused") {
-		var r *checkout.Refusal
+		var r *rails.Refusal
 		code, _ := o.GetString("code")
 		if !errors.As(err, &r) || r.Code != code {
 			t.Fatalf("got %v, want refusal %s", err, code)

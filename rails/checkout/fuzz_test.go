@@ -33,3 +33,28 @@ func FuzzAP2Bound(f *testing.F) {
 		})
 	})
 }
+
+// FuzzACKRead: the payment request and receipt readers never panic, stay
+// within the time bound, and what they read names H as 0x + 64 lower-case hex.
+func FuzzACKRead(f *testing.F) {
+	f.Add(`{"paymentRequestToken":"eyJhbGciOiJFUzI1NiJ9.eyJpZCI6ImxjcDpzaGEyNTY6MHhiYTc4MTZiZjhmMDFjZmVhNDE0MTQwZGU1ZGFlMjIyM2IwMDM2MWEzOTYxNzdhOWNiNDEwZmY2MWYyMDAxNWFkIiwicGF5bWVudE9wdGlvbnMiOltdfQ.AA","legalContext":{"type":"sha256","value":"0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","legalContextUrl":"https://atr.seller.example/x"}}`)
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		cost.Bound(t, len(s), func() {
+			v, err := jsonv.Parse([]byte(s))
+			if err != nil {
+				return
+			}
+			if r, err := ACKReadBody(v); err == nil {
+				if got, ok := hash(r.H); !ok || got != r.H {
+					t.Fatalf("H %q", r.H)
+				}
+			}
+			if h, err := ACKFromReceipt(v); err == nil {
+				if got, ok := hash(h); !ok || got != h {
+					t.Fatalf("H %q", h)
+				}
+			}
+		})
+	})
+}
