@@ -58,3 +58,31 @@ func FuzzACKRead(f *testing.F) {
 		})
 	})
 }
+
+// FuzzACPSession: the session, allowance and choice readers never panic, stay
+// within the time bound, and what they read names H as 0x + 64 lower-case hex.
+func FuzzACPSession(f *testing.F) {
+	f.Add(`{"id":"0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be","metadata":{"legal_context":{"type":"sha256","value":"0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be","legal_context_url":"https://atr.seller.example/x"}}}`)
+	f.Add(`{"allowance":{"reason":"one_time","max_amount":1,"currency":"usd","checkout_session_id":"0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be","merchant_id":"m","expires_at":"2026-09-21T14:23:20Z"}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		cost.Bound(t, len(s), func() {
+			v, err := jsonv.Parse([]byte(s))
+			if err != nil {
+				return
+			}
+			check := func(h string) {
+				if got, ok := hash(h); !ok || got != h {
+					t.Fatalf("H %q", h)
+				}
+			}
+			if r, err := ACPReadSession(v); err == nil {
+				check(r.H)
+			}
+			if h, err := ACPBound(v); err == nil {
+				check(h)
+			}
+			_, _ = ACPBuildAllowance(v, "0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be")
+			_, _ = ACPAdvertise(v, "0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be", "https://a.example/", jsonv.Obj("requires_delegate_payment", true))
+		})
+	})
+}
