@@ -86,3 +86,25 @@ func FuzzACPSession(f *testing.F) {
 		})
 	})
 }
+
+// FuzzUCPRead: the UCP readers and advertise never panic, stay within the
+// time bound, and what they read names H as 0x + 64 lower-case hex.
+func FuzzUCPRead(f *testing.F) {
+	f.Add(`{"id":"chk_1","links":[{"type":"legal_context","url":"https://atr.seller.example/x","title":"lcp:sha256:0x60d53ee2a4b53146066d0995029c1fb33d9a69d6930c12ec59a33cc11784b17e"}],"ap2":{"merchant_authorization":"eyJhbGciOiJFUzI1NiJ9..AA"}}`)
+	f.Add(`{"links":{}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		cost.Bound(t, len(s), func() {
+			v, err := jsonv.Parse([]byte(s))
+			if err != nil {
+				return
+			}
+			if r, err := UCPCheckoutMandate.ReadDoc(v); err == nil {
+				if got, ok := hash(r.H); !ok || got != r.H {
+					t.Fatalf("H %q", r.H)
+				}
+			}
+			_, _ = UCPCheckoutUnsigned.Advertise(v, "0x60d53ee2a4b53146066d0995029c1fb33d9a69d6930c12ec59a33cc11784b17e", "https://a.example/", jsonv.Obj("checkout", "chk_1"))
+			_ = UCPCheckoutMandate.BuildCheck(v, "0x60d53ee2a4b53146066d0995029c1fb33d9a69d6930c12ec59a33cc11784b17e")
+		})
+	})
+}
