@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -270,27 +269,6 @@ func NonceHash(s permit2contracts.Settled) atr.Hash {
 
 // Reader is the node as an evm.Reader that can also call contracts at a
 // block (evm.Caller), as rails/evm's Permit2Status asks Permit2 for the
-// nonce's record at the settling block.
-func (c *Chain) Reader(ctx context.Context) (evm.Reader, error) {
-	r, err := c.Node.Reader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return callingReader{Reader: r, c: c, ctx: ctx}, nil
-}
-
-type callingReader struct {
-	evm.Reader
-	c   *Chain
-	ctx context.Context
-}
-
-// Call is eth_call of data to to in the state after block.
-func (r callingReader) Call(to, data string, block uint64) (string, error) {
-	var out hexutil.Bytes
-	call := map[string]string{"to": to, "data": data}
-	if err := r.c.rpc.CallContext(r.ctx, &out, "eth_call", call, hexutil.EncodeUint64(block)); err != nil {
-		return "", err
-	}
-	return hexutil.Encode(out), nil
-}
+// nonce's record at the settling block, and read a transaction's input
+// (evm.TxReader): signer/evmrpc's reader.
+func (c *Chain) Reader(ctx context.Context) (evm.Reader, error) { return c.Node.Reader(ctx) }

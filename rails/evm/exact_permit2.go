@@ -78,10 +78,15 @@ func (ExactPermit2) Reference(presented jsonv.Value) (*jsonv.Object, error) {
 }
 
 // Status reads a reference with a transaction: its receipt must hold the
-// referenced transfer (RefStatus).
+// referenced transfer (RefStatus) and, when the reader reads transactions
+// (TxReader), the call's input must carry the reference's nonce, H: else
+// the transfer is another permit's (failed nonce-not-in-input).
 func (ExactPermit2) Status(ref *jsonv.Object, r Reader) Status {
-	s, _ := RefStatus(ref, r)
-	return s
+	s, _ := RefStatus(ref, noHeads{r})
+	if s = permit2InputStatus(s, ref, r); s.State != StateSettled {
+		return s
+	}
+	return SettledAt(s.BlockNumber, r)
 }
 
 // Inspect states what a signed payment grants and where H sits.

@@ -454,8 +454,9 @@ const WhyNonceNotUsed = "nonce-not-used"
 // authorization: {scheme "permit2", at, nonce, deadline, asset}}. A transfer
 // is this payment's only where Permit2 holds the nonce used: else failed
 // nonce-not-used (a transfer of the same payer to the same payee, say one
-// of another upto payment, does not count). A failed or refused call is
-// pending unreadable. One receipt read, one call per distinct owner, then
+// of another upto payment, does not count). With a TxReader, the settling
+// call's input must carry the nonce too (else failed nonce-not-in-input).
+// A failed or refused call is pending unreadable. One receipt read, one call per distinct owner, then
 // the finality marks.
 func Permit2Status(ref *jsonv.Object, r Reader) Status {
 	auth, okAuth := ref.GetObject("authorization")
@@ -492,6 +493,10 @@ func Permit2Status(ref *jsonv.Object, r Reader) Status {
 	}
 	if !used {
 		return failed(WhyNonceNotUsed)
+	}
+	// Used, but maybe by another transaction: the call must carry it.
+	if s = permit2InputStatus(s, ref, r); s.State != StateSettled {
+		return s
 	}
 	return SettledAt(receipt.BlockNumber, r)
 }
