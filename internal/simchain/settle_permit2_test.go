@@ -190,6 +190,19 @@ func permit2Settles(t *testing.T, pc permit2Case) {
 	if st := pc.pairing.Status(ref, reader); st.State != evm.StateSettled {
 		t.Fatalf("Status: %s", jsonv.String(st.JSON()))
 	}
+	// B's reference pointed at A's settling transaction: the same payer,
+	// payee and (for exact) amount in the receipt, but the call's input
+	// carries A's nonce, not B's, so it is not credited to B. Upto's check
+	// of Permit2's nonce record refuses it first (B's nonce is unused yet).
+	otherRef, err := pc.pairing.Reference(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherRef.Set("transaction", tx)
+	wantWhy := map[string]string{"exact": evm.WhyNonceNotInInput, "upto": evm.WhyNonceNotUsed}[pc.scheme]
+	if st := pc.pairing.Status(otherRef, reader); st.State != evm.StateFailed || st.Why != wantWhy {
+		t.Fatalf("another payment's reference on this settlement: %s, want failed %s", jsonv.String(st.JSON()), wantWhy)
+	}
 
 	payment := res.Signed.(*jsonv.Object)
 	settle := func(p *jsonv.Object, amount int64) func(gas uint64) (string, *evmrpc.Landed, error) {
@@ -223,7 +236,7 @@ func permit2Settles(t *testing.T, pc permit2Case) {
 		// B's payment, settled as it is, lands with B's hash in its call:
 		// the read-back from the landed call tells it from A's, where a
 		// transfer of the same payer, payee and amount cannot (rails/evm's
-		// Status reads it settled as A's too: docs/settlement.md).
+		// Status reads the call's input for it: docs/settlement.md).
 		hB := atr.Sum(termsB)
 		hash, _, err := c.SettlePermit2(ctx, c.Deployer, other, big.NewInt(pc.settle), 0)
 		if err != nil {
