@@ -64,25 +64,11 @@ func (p MPPPermit2) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 		return rails.Inspection{}, err
 	}
 	e, _ := mpp.Echoed(payment, MPPPermit2ID)
-	malformed := rails.Refuse(mpp.CodeCredentialMalformed)
-	permit, _ := e.Payload.GetObject("permit")
-	v, _ := permit.Get("permitted")
-	permitted, _ := jsonv.AsArray(v)
-	dv, _ := e.Payload.Get("transferDetails")
-	details, _ := jsonv.AsArray(dv)
-	deadline := mpp.String(permit, "deadline")
-	if len(permitted) == 0 || len(details) == 0 || !IsUint256Decimal(deadline) {
-		return rails.Inspection{}, malformed
+	pp, err := readPermit2Payload(e.Payload)
+	if err != nil {
+		return rails.Inspection{}, err
 	}
-	total := new(big.Int)
-	for _, x := range permitted {
-		o, _ := jsonv.AsObject(x)
-		n, ok := mpp.Uint256(mpp.String(o, "amount"))
-		if !ok {
-			return rails.Inspection{}, malformed
-		}
-		total.Add(total, n)
-	}
+	permit, dv, details, deadline, total := pp.permit, pp.detailsValue, pp.details, pp.deadline, pp.total
 	first, _ := jsonv.AsObject(details[0])
 	network := "eip155:" + strconv.FormatInt(mpp.ChargeChain(e.Checked), 10)
 	asset := mpp.String(e.Checked.Request, "currency")
@@ -95,6 +81,44 @@ func (p MPPPermit2) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 		WhereH:  "challenge.id (base64url of H, a dot, the position) and challenge.opaque.legalContext; payload.witness.challengeHash is keccak256(id ‖ realm)",
 		Details: jsonv.Obj("challengeHash", mpp.String(w, "challengeHash"), "nonce", mpp.String(permit, "nonce"), "transferDetails", jsonv.Clone(dv)),
 	}, nil
+}
+
+// permit2Payload is a permit2 credential payload read as far as Bound and
+// Inspect both need: the permit, its summed permitted amounts, its deadline
+// and the transfer details.
+type permit2Payload struct {
+	permit       *jsonv.Object
+	detailsValue jsonv.Value
+	details      []jsonv.Value
+	deadline     string
+	total        *big.Int
+}
+
+// readPermit2Payload reads a permit2 payload, refusing
+// (mpp/credential-malformed) one that names no permitted amount, no
+// transfer detail or no uint256 deadline: such a payload signs nothing a
+// seller could submit, so neither Bound nor Inspect accepts it.
+func readPermit2Payload(payload *jsonv.Object) (permit2Payload, error) {
+	malformed := rails.Refuse(mpp.CodeCredentialMalformed)
+	permit, _ := payload.GetObject("permit")
+	v, _ := permit.Get("permitted")
+	permitted, _ := jsonv.AsArray(v)
+	dv, _ := payload.Get("transferDetails")
+	details, _ := jsonv.AsArray(dv)
+	deadline := mpp.String(permit, "deadline")
+	if len(permitted) == 0 || len(details) == 0 || !IsUint256Decimal(deadline) {
+		return permit2Payload{}, malformed
+	}
+	total := new(big.Int)
+	for _, x := range permitted {
+		o, _ := jsonv.AsObject(x)
+		n, ok := mpp.Uint256(mpp.String(o, "amount"))
+		if !ok {
+			return permit2Payload{}, malformed
+		}
+		total.Add(total, n)
+	}
+	return permit2Payload{permit: permit, detailsValue: dv, details: details, deadline: deadline, total: total}, nil
 }
 
 const noSignedPlaceWhere = "challenge.id (base64url of H, a dot, the position) and challenge.opaque.legalContext only: the payment carries nothing of H, so it is no public proof (the agreement payment made first carries H)"

@@ -152,6 +152,9 @@ func (MPPPermit2) Bound(presented jsonv.Value) (string, error) {
 	if t, _ := e.Payload.GetString("type"); t != "permit2" {
 		return "", rails.Refuse(mpp.CodeCredentialType)
 	}
+	if _, err := readPermit2Payload(e.Payload); err != nil {
+		return "", err
+	}
 	w, _ := e.Payload.GetObject("witness")
 	got, err := atr.ParseHash(mpp.String(w, "challengeHash"))
 	if err != nil {
