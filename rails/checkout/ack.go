@@ -1,10 +1,6 @@
-// ack/payment-request: H goes in the seller-signed ACK payment request token
-// (a compact JWS) as its id, "lcp:sha256:" + H, and beside it, unsigned, as the
-// body's legalContext {type: "sha256", value: H, legalContextUrl}; the two must
-// agree. ACK defines no payer signature, so the buyer's gate signs nothing
-// here (no signed place for H) and the agreement exchange is the proof. Not
-// registered yet.
 package checkout
+
+// The ACK payment request readers (ack_payment_request.go says where H goes).
 
 import (
 	"encoding/base64"
@@ -12,9 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
-	"github.com/termsgate/termsgate/rails"
 )
 
 // ACK caps the vectors fix.
@@ -34,13 +28,20 @@ func ack(code, format string, args ...any) error {
 // legalContext, checked against the token's signed id, and the token's
 // payment options.
 type ACKRead struct {
-	H, Link string
-	Options []jsonv.Value
+	H, Link   string
+	Agreement string // legalContextAgreementUrl, "" when the body names none
+	Options   []jsonv.Value
 }
 
 // ACKAdvertise is the seller's side: the payment request id and legalContext
 // for H, for an offer that is one payment option.
 func ACKAdvertise(doc *jsonv.Object, h, link string, offer *jsonv.Object) (*jsonv.Object, error) {
+	return ACKAdvertiseAgreement(doc, h, link, offer, "")
+}
+
+// ACKAdvertiseAgreement is ACKAdvertise with legalContextAgreementUrl, the
+// agreement URL, after the link ("" for none).
+func ACKAdvertiseAgreement(doc *jsonv.Object, h, link string, offer *jsonv.Object, agreement string) (*jsonv.Object, error) {
 	hh, ok := hash(h)
 	if !ok || link == "" || len(link) > MaxLink {
 		return nil, ack("legal-context-malformed", "H or link out of shape")
@@ -51,9 +52,16 @@ func ACKAdvertise(doc *jsonv.Object, h, link string, offer *jsonv.Object) (*json
 	if id, ok := offer.GetString("id"); !ok || id == "" {
 		return nil, ack("option-malformed", "the option has no id")
 	}
+	if f := agreementArg(agreement); f != "" {
+		return nil, ack(f, "the agreement URL is not an https link")
+	}
+	lc := jsonv.Obj("type", "sha256", "value", hh, "legalContextUrl", link)
+	if agreement != "" {
+		lc.Set(agreementCamel, agreement)
+	}
 	out := doc.Clone()
 	out.Set("paymentRequestId", ACKIDPrefix+hh)
-	out.Set("legalContext", jsonv.Obj("type", "sha256", "value", hh, "legalContextUrl", link))
+	out.Set("legalContext", lc)
 	return out, nil
 }
 
@@ -128,7 +136,11 @@ func ACKReadBody(body jsonv.Value) (ACKRead, error) {
 	if h != th {
 		return ACKRead{}, ack("legal-context-conflict", "the token's signed id names %s, the legalContext %s", th, h)
 	}
-	return ACKRead{H: h, Link: link, Options: opts}, nil
+	agreement, fault := agreementIn(lc)
+	if fault != "" {
+		return ACKRead{}, ack(fault, "legalContextAgreementUrl is not an https link")
+	}
+	return ACKRead{H: h, Link: link, Agreement: agreement, Options: opts}, nil
 }
 
 // ACKFromReceipt reads H from a receipt's credentialSubject, through the
@@ -148,43 +160,3 @@ func ACKFromReceipt(subject jsonv.Value) (string, error) {
 	}
 	return h, nil
 }
-
-// ACK is ack/payment-request.
-type ACK struct{}
-
-func (ACK) ID() string { return ACKID }
-
-// Pattern: H is the payment request's own id, but no payer signs it.
-func (ACK) Pattern() rails.Pattern { return rails.Pattern{Name: "native-field", PublicProof: false} }
-
-// Read reads the payment request body.
-func (ACK) Read(doc jsonv.Value) (rails.Read, error) {
-	r, err := ACKReadBody(doc)
-	if err != nil {
-		return rails.Read{}, err
-	}
-	return rails.Read{H: r.H, Link: r.Link, Required: doc, Options: r.Options}, nil
-}
-
-// Choose takes the first payment option.
-func (ACK) Choose(read rails.Read, _ string, _ *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
-	if len(read.Options) == 0 {
-		return nil, ack("no-payable-option", "the payment request offers no option")
-	}
-	return jsonv.Obj("option", read.Options[0]), nil
-}
-
-func (ACK) Build(jsonv.Value, []byte, atr.Hash) (rails.Unsigned, error) {
-	return nil, rails.Refuse("ack/no-signed-place")
-}
-
-func (ACK) Request(rails.Unsigned) (rails.Request, error) {
-	return nil, rails.Refuse("ack/no-signed-place")
-}
-
-func (ACK) Complete(rails.Unsigned, jsonv.Value, rails.Chosen) (rails.Completion, error) {
-	return rails.Completion{}, rails.Refuse("ack/no-signed-place")
-}
-
-// Bound: ACK has no payer signature, so no payment carries H.
-func (ACK) Bound(jsonv.Value) (string, error) { return "", rails.Refuse("ack/no-signed-place") }

@@ -1,20 +1,15 @@
-// acp/checkout/delegated and acp/checkout/undelegated: H goes in the ACP
-// checkout session's id (the seller names the session by the ATR's hash),
-// with metadata.legal_context {type: "sha256", value: H, legal_context_url}
-// beside it; the two must agree. Delegated: the buyer's delegate-payment
-// allowance names the session by checkout_session_id, so H is read back from
-// it; undelegated: the buyer signs nothing. Neither is a public proof (the
-// agreement exchange comes first). Not registered yet.
 package checkout
+
+// The ACP checkout session readers the two ACP pairings share
+// (acp_checkout_delegated.go and acp_checkout_undelegated.go say where H
+// goes for each).
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
-	"github.com/termsgate/termsgate/rails"
 )
 
 // ACP caps the vectors fix.
@@ -30,8 +25,9 @@ func acp(code, format string, args ...any) error {
 	return &Refusal{Code: "acp/" + code, Detail: fmt.Sprintf(format, args...)}
 }
 
-// ACPRead is what a checkout session says: H (its id) and the link.
-type ACPRead struct{ H, Link string }
+// ACPRead is what a checkout session says: H (its id), the link and the
+// agreement URL ("" when it names none).
+type ACPRead struct{ H, Link, Agreement string }
 
 func acpSession(v jsonv.Value) (*jsonv.Object, error) {
 	o, ok := jsonv.AsObject(v)
@@ -91,12 +87,23 @@ func ACPReadSession(v jsonv.Value) (ACPRead, error) {
 	if lh != h {
 		return ACPRead{}, acp("legal-context-conflict", "legal_context names %s, the session id %s", lh, h)
 	}
-	return ACPRead{H: h, Link: link}, nil
+	lo, _ := jsonv.AsObject(lv)
+	agreement, fault := agreementIn(lo)
+	if fault != "" {
+		return ACPRead{}, acp(fault, "legal_context_agreement_url is not an https link")
+	}
+	return ACPRead{H: h, Link: link, Agreement: agreement}, nil
 }
 
 // ACPAdvertise is the seller's side: the session named by H, with its
 // legal_context, for an offer {requires_delegate_payment: boolean}.
 func ACPAdvertise(doc jsonv.Value, h, link string, offer jsonv.Value) (*jsonv.Object, error) {
+	return ACPAdvertiseAgreement(doc, h, link, offer, "")
+}
+
+// ACPAdvertiseAgreement is ACPAdvertise with legal_context_agreement_url,
+// the agreement URL, after the link ("" for none).
+func ACPAdvertiseAgreement(doc jsonv.Value, h, link string, offer jsonv.Value, agreement string) (*jsonv.Object, error) {
 	o, err := acpSession(doc)
 	if err != nil {
 		return nil, err
@@ -113,6 +120,9 @@ func ACPAdvertise(doc jsonv.Value, h, link string, offer jsonv.Value) (*jsonv.Ob
 	if !strings.HasPrefix(link, "https://") {
 		return nil, acp("link-not-https", "link is not https")
 	}
+	if f := agreementArg(agreement); f != "" {
+		return nil, acp(f, "the agreement URL is not an https link")
+	}
 	if id, ok := o.Get("id"); ok {
 		s, _ := jsonv.AsString(id)
 		if have, ok := hash(s); !ok || have != hh {
@@ -125,13 +135,19 @@ func ACPAdvertise(doc jsonv.Value, h, link string, offer jsonv.Value) (*jsonv.Ob
 	} else {
 		md = md.Clone()
 	}
+	want := jsonv.Obj("type", "sha256", "value", hh, "legal_context_url", link)
+	if agreement != "" {
+		want.Set(agreementSnake, agreement)
+	}
 	if lv, ok := md.Get("legal_context"); ok {
 		lh, ll, err := acpLegalContext(lv)
-		if err != nil || lh != hh || ll != link {
+		lo, _ := jsonv.AsObject(lv)
+		have, _ := agreementIn(lo)
+		if err != nil || lh != hh || ll != link || have != agreement {
 			return nil, acp("legal-context-conflict", "metadata already carries another legal_context")
 		}
 	}
-	md.Set("legal_context", jsonv.Obj("type", "sha256", "value", hh, "legal_context_url", link))
+	md.Set("legal_context", want)
 	out := jsonv.Obj("id", hh)
 	for _, m := range o.Members() {
 		switch m.Key {
@@ -222,96 +238,6 @@ func ACPBound(presented jsonv.Value) (string, error) {
 		return "", acp("id-not-hash", "checkout_session_id is not 0x + 64 hex")
 	}
 	return h, nil
-}
-
-// ACPDelegated is acp/checkout/delegated; ACPUndelegated the same session
-// with nothing for the buyer to sign.
-type (
-	ACPDelegated   struct{}
-	ACPUndelegated struct{}
-)
-
-func (ACPDelegated) ID() string   { return ACPDelegatedID }
-func (ACPUndelegated) ID() string { return ACPUndelegatedID }
-
-// Patterns: H is the session's own id (native-field) in the delegated
-// allowance; undelegated it is only what the seller's HTTP answer says.
-func (ACPDelegated) Pattern() rails.Pattern   { return rails.Pattern{Name: "native-field"} }
-func (ACPUndelegated) Pattern() rails.Pattern { return rails.Pattern{Name: "http-advisory"} }
-
-func acpRead(doc jsonv.Value) (rails.Read, error) {
-	r, err := ACPReadSession(doc)
-	if err != nil {
-		return rails.Read{}, err
-	}
-	return rails.Read{H: r.H, Link: r.Link, Required: doc, Options: []jsonv.Value{doc}}, nil
-}
-
-func (ACPDelegated) Read(doc jsonv.Value) (rails.Read, error)   { return acpRead(doc) }
-func (ACPUndelegated) Read(doc jsonv.Value) (rails.Read, error) { return acpRead(doc) }
-
-// Choose (delegated) takes the allowance's terms from the buyer's inputs
-// {max_amount, currency, merchant_id, expires_at}.
-func (ACPDelegated) Choose(read rails.Read, _ string, inputs *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
-	if len(read.Options) != 1 || inputs == nil {
-		return nil, acp("input-missing", "max_amount, currency, merchant_id and expires_at are the buyer's inputs")
-	}
-	c := jsonv.Obj("session", read.Options[0])
-	for _, k := range []string{"max_amount", "currency", "merchant_id", "expires_at"} {
-		v, ok := inputs.Get(k)
-		if !ok {
-			return nil, acp("input-missing", "no %s", k)
-		}
-		c.Set(k, v)
-	}
-	return c, nil
-}
-
-func (ACPUndelegated) Choose(read rails.Read, _ string, _ *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
-	if len(read.Options) != 1 {
-		return nil, acp("no-payable-option", "no session")
-	}
-	return jsonv.Obj("session", read.Options[0]), nil
-}
-
-type acpUnsigned struct{ payment *jsonv.Object }
-
-// Build (delegated) writes the allowance, which is itself the payment.
-func (ACPDelegated) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
-	p, err := ACPBuildAllowance(choice, h.String())
-	if err != nil {
-		return nil, err
-	}
-	return &acpUnsigned{payment: p}, nil
-}
-
-func (ACPUndelegated) Build(jsonv.Value, []byte, atr.Hash) (rails.Unsigned, error) {
-	return nil, rails.Refuse("acp/nothing-to-sign")
-}
-
-// Request: the allowance goes to the delegate-payment provider, not to the
-// buyer's signer.
-func (ACPDelegated) Request(rails.Unsigned) (rails.Request, error) {
-	return nil, rails.Refuse("acp/nothing-to-sign")
-}
-
-func (ACPUndelegated) Request(rails.Unsigned) (rails.Request, error) {
-	return nil, rails.Refuse("acp/nothing-to-sign")
-}
-
-func (ACPDelegated) Complete(rails.Unsigned, jsonv.Value, rails.Chosen) (rails.Completion, error) {
-	return rails.Completion{}, rails.Refuse("acp/nothing-to-sign")
-}
-
-func (ACPUndelegated) Complete(rails.Unsigned, jsonv.Value, rails.Chosen) (rails.Completion, error) {
-	return rails.Completion{}, rails.Refuse("acp/nothing-to-sign")
-}
-
-func (ACPDelegated) Bound(presented jsonv.Value) (string, error) { return ACPBound(presented) }
-
-// Bound (undelegated): the buyer signed nothing that could carry H.
-func (ACPUndelegated) Bound(jsonv.Value) (string, error) {
-	return "", acp("not-buyer-signed", "the undelegated checkout has no buyer-signed payment")
 }
 
 // ACPAllowanceUnchanged is the check of a presented allowance against the one

@@ -1,12 +1,9 @@
-// Package checkout holds the checkout-mandate pairings (AP2, UCP, ACP, ACK).
-//
-// ap2/checkout-mandate: H goes in the merchant-signed checkout JWT's payload as
-// its legalContext member ({type: "sha256", value: H, legalContextUrl}); the
-// buyer's closed AP2 Checkout Mandate (an SD-JWT) binds it by checkout_hash, the
-// base64url SHA-256 of that JWT. The buyer's gate signs nothing: the mandate is
-// signed by the user's trusted surface, and the proof is the agreement payment
-// (not registered yet: no agreement URL is read from the checkout, no demo
-// row, inspect or summary).
+// Package checkout holds the agentic checkout pairings (AP2, UCP, ACP, ACK),
+// one file each (ap2_checkout_mandate.go, ucp_*.go, acp_*.go,
+// ack_payment_request.go), whose first comment says where H goes. None is a
+// public proof: the gate runs the agreement exchange first, and the buyer's
+// signer signs nothing (docs/checkout.md). This file reads AP2 checkout JWTs
+// and closed Checkout Mandates for the AP2 and UCP pairings.
 package checkout
 
 import (
@@ -16,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/sdjwt"
@@ -43,9 +39,10 @@ func ap2(code, format string, args ...any) error {
 
 // LegalContext is what a checkout JWT's payload says of the terms.
 type LegalContext struct {
-	H        string // 0x + 64 lower-case hex digits
-	Link     string
-	Checkout string // the payload's id
+	H         string // 0x + 64 lower-case hex digits
+	Link      string
+	Checkout  string // the payload's id
+	Agreement string // legalContextAgreementUrl, "" when the checkout names none
 }
 
 // ReadCheckoutJWT reads a checkout JWT's payload (its signature is the
@@ -104,7 +101,11 @@ func readPayload(p *jsonv.Object) (LegalContext, error) {
 	if !strings.HasPrefix(link, "https://") {
 		return LegalContext{}, ap2("link-not-https", "legalContextUrl is not https")
 	}
-	return LegalContext{H: h, Link: link, Checkout: id}, nil
+	agreement, fault := agreementIn(lc)
+	if fault != "" {
+		return LegalContext{}, ap2(fault, "legalContextAgreementUrl is not an https link")
+	}
+	return LegalContext{H: h, Link: link, Checkout: id, Agreement: agreement}, nil
 }
 
 // hash reads 0x + 64 hex digits in either case, written back in lower case.
@@ -123,6 +124,12 @@ func hash(s string) (string, bool) {
 // Advertise is the seller's side: the checkout payload with H's legalContext
 // added, for the offer that names this checkout.
 func Advertise(payload, offer *jsonv.Object, h, link string) (*jsonv.Object, error) {
+	return AdvertiseAgreement(payload, offer, h, link, "")
+}
+
+// AdvertiseAgreement is Advertise with the agreement URL the buyer pays
+// first, legalContextAgreementUrl after the link ("" for none).
+func AdvertiseAgreement(payload, offer *jsonv.Object, h, link, agreement string) (*jsonv.Object, error) {
 	if c, ok := offer.GetString("checkout"); !ok || c == "" {
 		return nil, ap2("option-malformed", "offer has no checkout")
 	}
@@ -140,15 +147,22 @@ func Advertise(payload, offer *jsonv.Object, h, link string) (*jsonv.Object, err
 	if !strings.HasPrefix(link, "https://") {
 		return nil, ap2("link-not-https", "link is not https")
 	}
+	if f := agreementArg(agreement); f != "" {
+		return nil, ap2(f, "the agreement URL is not an https link")
+	}
 	if payload.Has("legalContext") {
 		have, err := readPayload(payload)
-		if err != nil || have.H != hh || have.Link != link {
+		if err != nil || have.H != hh || have.Link != link || have.Agreement != agreement {
 			return nil, ap2("legal-context-conflict", "the payload already carries another legalContext")
 		}
 		return payload, nil
 	}
+	lc := jsonv.Obj("type", "sha256", "value", hh, "legalContextUrl", link)
+	if agreement != "" {
+		lc.Set(agreementCamel, agreement)
+	}
 	out := payload.Clone()
-	out.Set("legalContext", jsonv.Obj("type", "sha256", "value", hh, "legalContextUrl", link))
+	out.Set("legalContext", lc)
 	return out, nil
 }
 
@@ -267,69 +281,4 @@ func CheckoutID(doc string) (string, error) {
 	v, _ := jsonv.Parse(b)
 	p, _ := jsonv.AsObject(v)
 	return checkoutID(p)
-}
-
-// AP2ID is the pairing id.
-const AP2ID = "ap2/checkout-mandate"
-
-// AP2 is ap2/checkout-mandate: the seller's document is the checkout JWT (a
-// JSON string), the payment {checkout_mandate, checkout_jwt}.
-type AP2 struct{}
-
-func (AP2) ID() string { return AP2ID }
-
-// Pattern: the checkout's hash rides in a challenge the buyer's signer does
-// not read, so the payment is no public proof.
-func (AP2) Pattern() rails.Pattern {
-	return rails.Pattern{Name: "opaque-challenge", PublicProof: false}
-}
-
-// Read reads the checkout JWT the seller sent.
-func (AP2) Read(doc jsonv.Value) (rails.Read, error) {
-	j, ok := jsonv.AsString(doc)
-	if !ok {
-		return rails.Read{}, ap2("jws-malformed", "the document is not a checkout JWT string")
-	}
-	lc, err := ReadCheckoutJWT(j)
-	if err != nil {
-		return rails.Read{}, err
-	}
-	return rails.Read{H: lc.H, Link: lc.Link, Required: doc, Options: []jsonv.Value{j}}, nil
-}
-
-// Choose keeps the checkout JWT: the mandate the user signs names it.
-func (AP2) Choose(read rails.Read, _ string, _ *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
-	if len(read.Options) != 1 {
-		return nil, ap2("no-payable-option", "no checkout JWT")
-	}
-	return jsonv.Obj("checkout_jwt", read.Options[0]), nil
-}
-
-// Build: nothing for the buyer's signer to sign.
-func (AP2) Build(jsonv.Value, []byte, atr.Hash) (rails.Unsigned, error) {
-	return nil, rails.Refuse("ap2/nothing-to-sign")
-}
-
-// Request: none (Build already said so).
-func (AP2) Request(rails.Unsigned) (rails.Request, error) {
-	return nil, rails.Refuse("ap2/nothing-to-sign")
-}
-
-// Complete: none.
-func (AP2) Complete(rails.Unsigned, jsonv.Value, rails.Chosen) (rails.Completion, error) {
-	return rails.Completion{}, rails.Refuse("ap2/nothing-to-sign")
-}
-
-// Bound reads H from a presented {checkout_mandate, checkout_jwt}.
-func (AP2) Bound(presented jsonv.Value) (string, error) {
-	o, ok := jsonv.AsObject(presented)
-	if !ok {
-		return "", ap2("mandate-malformed", "the payment is not {checkout_mandate, checkout_jwt}")
-	}
-	m, okM := o.GetString("checkout_mandate")
-	j, okJ := o.GetString("checkout_jwt")
-	if !okM || !okJ {
-		return "", ap2("mandate-malformed", "the payment is not {checkout_mandate, checkout_jwt}")
-	}
-	return Bound(m, j)
 }

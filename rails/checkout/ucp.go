@@ -1,12 +1,8 @@
-// ucp/checkout/ap2-mandate, ucp/checkout/unsigned, ucp/booking/ap2-mandate and
-// ucp/booking/unsigned: H goes in the UCP checkout (or booking) as one links[]
-// entry {type: "legal_context", url: the ATR's link, title: "lcp:sha256:" + H}.
-// Unsigned: that is all (the buyer signs nothing). AP2 mandate: the merchant
-// signs the checkout (ap2.merchant_authorization) and the user's closed AP2
-// Checkout Mandate names the checkout JWT by checkout_hash, as in
-// ap2/checkout-mandate, with H read from the JWT's links entry. None is a
-// public proof. Not registered yet.
 package checkout
+
+// The UCP readers the four UCP pairings share (ucp_checkout_ap2_mandate.go,
+// ucp_checkout_unsigned.go, ucp_booking_ap2_mandate.go,
+// ucp_booking_unsigned.go say where H goes for each).
 
 import (
 	"encoding/base64"
@@ -22,6 +18,10 @@ import (
 // UCP caps the vectors fix.
 const MaxUCPLinks = 63
 
+// ucpAgreementLinkType is the links[] entry naming the agreement URL beside
+// the legal_context one.
+const ucpAgreementLinkType = "legal_context_agreement"
+
 func ucp(code, format string, args ...any) error {
 	return &Refusal{Code: "ucp/" + code, Detail: fmt.Sprintf(format, args...)}
 }
@@ -30,12 +30,10 @@ func ucp(code, format string, args ...any) error {
 // rather than a checkout (offer {checkout}); Mandate for the AP2 mandate form.
 type UCP struct{ Booking, Mandate bool }
 
-// UCP pairings.
 var (
-	UCPCheckoutMandate  = UCP{Mandate: true}
-	UCPCheckoutUnsigned = UCP{}
-	UCPBookingMandate   = UCP{Booking: true, Mandate: true}
-	UCPBookingUnsigned  = UCP{Booking: true}
+	_ rails.Pairing    = UCP{}
+	_ rails.Summarizer = UCP{}
+	_ rails.Inspector  = UCP{}
 )
 
 func (u UCP) ID() string {
@@ -154,9 +152,42 @@ func (u UCP) ReadDoc(doc jsonv.Value) (ACPRead, error) {
 	return r, nil
 }
 
+// UCPAgreement is the url of the checkout's one legal_context_agreement
+// link, "" when it has none: two such links are ucp/legal-context-conflict, a
+// url that is no https link ucp/link-not-https or ucp/legal-context-malformed.
+func UCPAgreement(doc jsonv.Value) (string, error) {
+	o, _ := jsonv.AsObject(doc)
+	links, _, _ := ucpLinks(o)
+	url := ""
+	found := false
+	for _, l := range links {
+		lo, _ := jsonv.AsObject(l)
+		if t, _ := lo.GetString("type"); t != ucpAgreementLinkType {
+			continue
+		}
+		if found {
+			return "", ucp("legal-context-conflict", "two legal_context_agreement links")
+		}
+		found = true
+		v, _ := lo.Get("url")
+		s, ok := isAgreementURL(v)
+		if !ok {
+			return "", ucp(agreementFault(v), "the legal_context_agreement url is not an https link")
+		}
+		url = s
+	}
+	return url, nil
+}
+
 // Advertise adds H's legal_context link to a checkout (or booking) for the
 // offer naming it; a checkout already signed by the merchant cannot change.
 func (u UCP) Advertise(doc jsonv.Value, h, link string, offer jsonv.Value) (*jsonv.Object, error) {
+	return u.AdvertiseAgreement(doc, h, link, offer, "")
+}
+
+// AdvertiseAgreement is Advertise followed by a legal_context_agreement link
+// to the agreement URL ("" for none).
+func (u UCP) AdvertiseAgreement(doc jsonv.Value, h, link string, offer jsonv.Value, agreement string) (*jsonv.Object, error) {
 	o, ok := jsonv.AsObject(doc)
 	if !ok {
 		return nil, ucp("checkout-malformed", "the checkout is not an object")
@@ -189,20 +220,38 @@ func (u UCP) Advertise(doc jsonv.Value, h, link string, offer jsonv.Value) (*jso
 			return nil, ucp("already-signed", "the merchant already signed this checkout")
 		}
 	}
+	if f := agreementArg(agreement); f != "" {
+		return nil, ucp(f, "the agreement URL is not an https link")
+	}
 	for _, l := range links {
 		if isLegalContextLink(l) {
 			r, err := UCPRead(o)
 			if err != nil || r.H != hh || r.Link != link {
 				return nil, ucp("legal-context-conflict", "the checkout already carries another legal_context")
 			}
+			if agreement != "" {
+				if have, err := UCPAgreement(o); err != nil || have != agreement {
+					return nil, ucp("legal-context-conflict", "the checkout names another agreement URL, or none")
+				}
+			}
 			return o, nil
 		}
 	}
-	if len(links) >= MaxUCPLinks+1 {
+	add := []jsonv.Value{jsonv.Obj("type", "legal_context", "url", link, "title", ACKIDPrefix+hh)}
+	if agreement != "" {
+		have, err := UCPAgreement(o)
+		switch {
+		case err != nil || have != "" && have != agreement:
+			return nil, ucp("legal-context-conflict", "the checkout names another agreement URL")
+		case have == "":
+			add = append(add, jsonv.Obj("type", ucpAgreementLinkType, "url", agreement))
+		}
+	}
+	if len(links)+len(add) > MaxUCPLinks+1 {
 		return nil, ucp("too-large", "the checkout already holds %d links", len(links))
 	}
 	out := o.Clone()
-	next := append(append([]jsonv.Value{}, links...), jsonv.Obj("type", "legal_context", "url", link, "title", ACKIDPrefix+hh))
+	next := append(append([]jsonv.Value{}, links...), add...)
 	out.Set("links", next)
 	return out, nil
 }
@@ -257,12 +306,19 @@ func MandateBound(mandate, checkoutJWT string) (string, error) {
 	return r.H, nil
 }
 
+// Read reads the checkout's legal_context link (H and the link), its
+// legal_context_agreement link (the agreement URL) and, for the AP2 forms,
+// that the merchant signed it.
 func (u UCP) Read(doc jsonv.Value) (rails.Read, error) {
 	r, err := u.ReadDoc(doc)
 	if err != nil {
 		return rails.Read{}, err
 	}
-	return rails.Read{H: r.H, Link: r.Link, Required: doc, Options: []jsonv.Value{doc}}, nil
+	agreement, err := UCPAgreement(doc)
+	if err != nil {
+		return rails.Read{}, err
+	}
+	return rails.Read{H: r.H, Link: r.Link, Agreement: agreement, Required: doc, Options: []jsonv.Value{doc}}, nil
 }
 
 func (u UCP) Choose(read rails.Read, _ string, _ *jsonv.Object, _ int64, _ string) (jsonv.Value, error) {
@@ -299,11 +355,57 @@ func (u UCP) Bound(presented jsonv.Value) (string, error) {
 	if !u.Mandate {
 		return "", ucp("not-buyer-signed", "the unsigned form has no buyer-signed payment")
 	}
-	o, _ := jsonv.AsObject(presented)
-	m, okM := o.GetString("checkout_mandate")
-	j, okJ := o.GetString("checkout_jwt")
-	if !okM || !okJ {
-		return "", ap2("mandate-malformed", "the payment is not {checkout_mandate, checkout_jwt}")
+	m, j, err := mandatePresented(presented)
+	if err != nil {
+		return "", err
 	}
 	return MandateBound(m, j)
+}
+
+// Summarize: the gate builds no signing request (errNothingSigned).
+func (UCP) Summarize(rails.Request) (rails.Grant, error) { return rails.Grant{}, errNothingSigned }
+
+// Inspect reads, for the AP2 forms, a presented {checkout_mandate,
+// checkout_jwt} (H through Bound, the approved currency and total from the
+// checkout the mandate names); for the unsigned forms, the checkout as
+// completed, {checkout: …} or {booking: …} (what Choose keeps), whose
+// legal_context link names H and which nobody signed. A checkout and a
+// booking mandate read alike; a presentation may name which it completes
+// ({…, booking: id} or {…, checkout: id}), and each form refuses one naming
+// the other.
+func (u UCP) Inspect(payment jsonv.Value) (rails.Inspection, error) {
+	o, _ := jsonv.AsObject(payment)
+	other := "booking"
+	if u.Booking {
+		other = "checkout"
+	}
+	if !u.Mandate {
+		doc, ok := o.Get(u.optionKey())
+		if !ok || o.Len() != 1 {
+			return rails.Inspection{}, ucp("checkout-malformed", "the completed %s is not {%s: …}", u.optionKey(), u.optionKey())
+		}
+		r, err := UCPRead(doc)
+		if err != nil {
+			return rails.Inspection{}, err
+		}
+		d, _ := jsonv.AsObject(doc)
+		g, err := checkoutGrant(d)
+		if err != nil {
+			return rails.Inspection{}, err
+		}
+		id, _ := d.GetString("id")
+		return rails.Inspection{Pairing: u.ID(), Kind: u.optionKey(), Grant: g, H: r.H,
+			WhereH: "the " + u.optionKey() + "'s legal_context link, its title lcp:sha256:<H>",
+			Details: jsonv.Obj(u.optionKey(), id, "signedBy", "nobody: UCP without the AP2 Mandates extension has no buyer signature",
+				"proof", noProof)}, nil
+	}
+	if o.Has(other) {
+		return rails.Inspection{}, ucp("not-this-pairing", "the presentation completes a %s", other)
+	}
+	h, err := u.Bound(payment)
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	m, j, _ := mandatePresented(payment)
+	return inspectMandate(u.ID(), m, j, h, "the "+u.optionKey()+"'s legal_context link (title lcp:sha256:<H>) in the checkout JWT the mandate's checkout_hash names")
 }
