@@ -11,9 +11,12 @@ package pay
 import (
 	"context"
 	"log/slog"
+	"math/big"
 	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/evm"
+	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
@@ -23,6 +26,8 @@ import (
 type Verifier struct {
 	XRPL    map[string]xrpl.Reader    // xrpl:0, xrpl:1…
 	Stellar map[string]stellar.Reader // stellar:pubnet, stellar:testnet
+	EVM     map[string]evm.Reader     // eip155:1, eip155:8453… (verify_evm.go)
+	Solana  map[string]solana.Reader  // solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp… (verify_solana.go)
 }
 
 // The problems a Verification reports.
@@ -44,6 +49,10 @@ type Verification struct {
 	Settled     bool          // landed and every check held
 	Status      *jsonv.Object // the rail's status ({state, ledgerIndex|ledger} or {state, why})
 	Problems    []string      // what did not hold; empty when Settled
+	// Moved is the amount the chain shows moved to the payee, where the
+	// reader reads it from a transfer (EVM); nil otherwise. For an upto
+	// payment it is what the seller settled, at most the amount signed.
+	Moved *big.Int
 }
 
 // OK reports whether the settlement was read and every check held.
@@ -93,6 +102,27 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			return v
 		}
 		vf.checkStellar(res, r, v)
+	case res.Pairing == evm.ExactEIP3009ID, res.Pairing == evm.ExactPermit2ID, res.Pairing == evm.UptoPermit2ID:
+		r := vf.EVM[v.Network]
+		if r == nil {
+			v.problem(ProblemNoReader)
+			return v
+		}
+		switch res.Pairing {
+		case evm.ExactEIP3009ID:
+			vf.checkEIP3009(res, r, v)
+		case evm.ExactPermit2ID:
+			vf.checkPermit2(res, evm.ExactPermit2{}, false, r, v)
+		default:
+			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
+		}
+	case res.Pairing == solana.ExactID:
+		r := vf.Solana[v.Network]
+		if r == nil {
+			v.problem(ProblemNoReader)
+			return v
+		}
+		vf.checkSolana(res, r, v)
 	default:
 		v.problem(ProblemNoReader)
 	}

@@ -56,11 +56,19 @@ const (
 // token account, then co-signs as fee payer and verifies every signature.
 type Exact struct {
 	terms.Record
+	// Submit, when set, is given each co-signed transaction (its
+	// signature, the fee payer's, and its wire) as a cluster would be, and
+	// the paid answer then carries a PAYMENT-RESPONSE naming the
+	// transaction Submit returns: the settlement tests' seller, which may
+	// name another.
+	Submit   func(signature string, wire []byte) (named string)
 	feePayer solanago.PrivateKey
 	body     []byte
 	mu       sync.Mutex
 	lastErr  error
 	landed   string
+	wire     []byte
+	payer    string
 }
 
 // NewExact returns a seller of body under terms atrBytes, its fee payer the
@@ -104,6 +112,13 @@ func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.lastErr = err
 			s.mu.Unlock()
 			if err == nil {
+				if s.Submit != nil {
+					s.mu.Lock()
+					sig, wire, payer := s.landed, s.wire, s.payer
+					s.mu.Unlock()
+					w.Header().Set("PAYMENT-RESPONSE", x402.EncodeHeader(jsonv.Obj("success", true,
+						"transaction", s.Submit(sig, wire), "network", Devnet, "payer", payer)))
+				}
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write(s.body)
 				return
@@ -168,8 +183,12 @@ func (s *Exact) settle(header string) error {
 	if err := tx.VerifySignatures(); err != nil {
 		return err
 	}
+	wire, err := tx.MarshalBinary()
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
-	s.landed = sig.String()
+	s.landed, s.wire, s.payer = sig.String(), wire, keys[1].String()
 	s.mu.Unlock()
 	return nil
 }
