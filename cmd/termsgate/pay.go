@@ -344,7 +344,7 @@ func runPay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	t.Inputs = f.xrpl.inputs(s, rpc)
 	t.InputsFor = f.solana.inputsFor(rpc, f.stellar.inputsFor(rpc))
 	if f.verifySettlement && !f.dryRun {
-		if t.Verify, err = f.verifier(rpc); err != nil {
+		if t.Verify, err = f.verifier(ctx, rpc); err != nil {
 			return usageError(stderr, "pay", err)
 		}
 	}
