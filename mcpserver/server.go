@@ -254,7 +254,7 @@ func (s *Server) handler(t toolDef) server.ToolHandlerFunc {
 				res, err = refused(t.name+": the call failed inside termsgate. Treat it as declined; if it could have signed, check before paying again."), nil
 			}
 		}()
-		args, aerr := parseArguments(t.name, req.Params.RawArguments)
+		args, aerr := parseArguments(t.name, callArguments(ctx, req.Params.RawArguments))
 		if aerr != nil {
 			return refused(aerr.msg), nil
 		}

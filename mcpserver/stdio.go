@@ -188,6 +188,7 @@ func (c *stdioConn) handle(msg []byte) {
 	c.calls.Add(1)
 	go func() {
 		defer c.calls.Done()
+		ctx, msg := slimCall(ctx, msg, info)
 		resp := c.srv.dispatch(ctx, msg, c.log)
 		c.mu.Lock()
 		delete(c.inflight, key)
@@ -271,6 +272,42 @@ func readLines(ctx context.Context, in io.Reader) <-chan lineRead {
 
 // maxInFlight bounds the calls one stdio connection runs at once.
 const maxInFlight = 32
+
+// callArgsKey carries a tools/call's arguments past mcp-go (slimCall).
+type callArgsKey struct{}
+
+// slimCall is the tools/call fast path. mcp-go decodes a message several
+// times over (its envelope, the protocol information, the trace metadata,
+// then CallToolParams, whose arguments it also decodes into a map the tools
+// never read), and each decoding first scans the whole message again: for
+// a call whose arguments hold a payment and an ATR that was most of the
+// call's cost. The check (wire.go) already walked the message and knows
+// where params.arguments is; when it is an object, mcp-go is handed the
+// same message with {} in its place, so that every other member (the
+// name, _meta and its progress token, the id) is read by mcp-go exactly as
+// before, with the session, hooks and cancellation it keeps, and the
+// tool's handler takes the arguments as sent from ctx (callArguments).
+// Hooks that mcp-go runs therefore see {} as a stdio call's arguments.
+func slimCall(ctx context.Context, msg []byte, info message) (context.Context, []byte) {
+	if info.method != "tools/call" || len(info.args) <= 2 {
+		return ctx, msg
+	}
+	end := info.argsAt + len(info.args)
+	slim := make([]byte, 0, len(msg)-len(info.args)+2)
+	slim = append(slim, msg[:info.argsAt]...)
+	slim = append(slim, '{', '}')
+	slim = append(slim, msg[end:]...)
+	return context.WithValue(ctx, callArgsKey{}, info.args), slim
+}
+
+// callArguments is what slimCall took out of the message, or raw (what
+// mcp-go read) when nothing was.
+func callArguments(ctx context.Context, raw []byte) []byte {
+	if a, ok := ctx.Value(callArgsKey{}).([]byte); ok {
+		return a
+	}
+	return raw
+}
 
 // dispatch hands one checked message to mcp-go. A panic below is answered
 // as an internal error, never allowed to end the process.

@@ -77,6 +77,10 @@ type message struct {
 	kind   kind
 	id     json.RawMessage // a request's or response's id, as sent
 	method string
+	// args is params.arguments as sent when it is a JSON object, at
+	// argsAt in the message; nil otherwise.
+	args   []byte
+	argsAt int
 }
 
 // envelopeNames are the members of a JSON-RPC message. mcp-go decodes them
@@ -157,7 +161,7 @@ func (s *scanner) envelope() (message, *wireError) {
 	case s.method != nil && s.hasError:
 		return refuse("a request or notification (it has a method) has no \"error\" member")
 	case s.method != nil && s.idOK:
-		return message{kind: kindRequest, id: s.id, method: s.methodName}, nil
+		return message{kind: kindRequest, id: s.id, method: s.methodName, args: s.args, argsAt: s.argsAt}, nil
 	case s.method != nil:
 		return message{kind: kindNotification, method: s.methodName}, nil
 	case s.idOK && (s.hasResult || s.hasError):
@@ -214,6 +218,8 @@ type scanner struct {
 	hasResult, hasError bool
 	version2            bool   // "jsonrpc": "2.0"
 	variant, variantOf  string // an envelope member spelled otherwise
+	args                []byte // params.arguments, when an object
+	argsAt              int
 
 	broken error // the text is not JSON
 	err    error // the first other refusal
@@ -411,6 +417,8 @@ func (s *scanner) object(depth int) bool {
 		s.path = s.path[:len(s.path)-1]
 		if depth == 1 {
 			s.member(name, s.data[start:s.pos])
+		} else if depth == 2 && name == "arguments" && len(s.path) == 1 && s.path[0] == "params" && s.data[start] == '{' {
+			s.args, s.argsAt = s.data[start:s.pos], start
 		}
 		s.skipSpace()
 		if s.pos >= len(s.data) {
