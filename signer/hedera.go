@@ -55,11 +55,15 @@ func (h *Hedera) Sign(ctx context.Context, req rails.Request) (jsonv.Value, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if kind, _ := req.GetString("kind"); kind != hedera.KindBody {
+	kind, _ := req.GetString("kind")
+	if kind != hedera.KindBody && kind != hedera.KindExecutor {
 		return nil, fmt.Errorf("signer: a Hedera key does not sign %q requests", kind)
 	}
 	if n, _ := req.GetString("network"); "hedera:"+strings.SplitN(h.account, ":", 3)[1] != n {
 		return nil, fmt.Errorf("signer: the request is for network %q", n)
+	}
+	if kind == hedera.KindExecutor {
+		return h.signExecutor(req)
 	}
 	if b, _ := req.Get("broadcast"); b != nil {
 		// A push asks the wallet to submit the transaction; this key holds
@@ -87,4 +91,31 @@ func (h *Hedera) Sign(ctx context.Context, req rails.Request) (jsonv.Value, erro
 	}
 	return jsonv.Obj("publicKey", "0x"+hex.EncodeToString(h.PublicKey()),
 		"signature", "0x"+hex.EncodeToString(ed25519.Sign(h.key, raw)), "type", "ed25519"), nil
+}
+
+// signExecutor signs a hedera-executor request: an authorization of the
+// first executor the request names to move its amount of its asset from
+// this account to its payTo until its validBefore, in the Ed25519 form
+// (hedera.ExecutorAuthorization). The request must read as the pairing
+// reads it (hedera.Executor.Summarize) and name at most MaxExecutors
+// entity ids. It answers {payer, executor, authorization}.
+func (h *Hedera) signExecutor(req rails.Request) (jsonv.Value, error) {
+	g, err := hedera.Executor{}.Summarize(req)
+	if err != nil {
+		return nil, errors.New("signer: the hedera-executor request does not read")
+	}
+	v, _ := req.Get("executors")
+	list, _ := jsonv.AsArray(v)
+	if len(list) == 0 || len(list) > hedera.MaxExecutors {
+		return nil, errors.New("signer: the request names no executor, or too many")
+	}
+	executor, _ := list[0].(string)
+	if _, ok := hedera.ParseEntity(executor); !ok {
+		return nil, errors.New("signer: the executor is not an entity id")
+	}
+	payer := h.entity.String()
+	before := g.PayableUntil.Unix()
+	msg := hedera.ExecutorMessage(g.Network, executor, payer, g.Asset, g.Payee, g.Amount.String(), before)
+	return jsonv.Obj("payer", payer, "executor", executor,
+		"authorization", hedera.ExecutorAuthorization(before, ed25519.Sign(h.key, msg))), nil
 }

@@ -69,6 +69,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/near":                b6("x402-exact-near.json"),
 		"x402/exact/tvm":                 b6("x402-exact-tvm.json"),
 	}
+	out["x402/exact/hedera/transfer-executor"] = b6("x402-exact-hedera-transfer-executor.json")
 	if r.err != nil {
 		return nil, r.err
 	}

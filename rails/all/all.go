@@ -47,6 +47,7 @@ func Default() *rails.Registry {
 		solana.Upto{},
 		hedera.Exact{},
 		hedera.Charge{},
+		hedera.Executor{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},

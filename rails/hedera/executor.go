@@ -8,10 +8,13 @@ package hedera
 // proof, so the agreement exchange runs first (docs/hedera.md).
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"math/big"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
@@ -30,6 +33,77 @@ const ExecutorID = "x402/exact/hedera/transfer-executor"
 // {kind, network, executors, asset, payTo, amount, validBefore}. A signer
 // answers {payer, executor (one of executors), authorization (0x hex)}.
 const KindExecutor = "hedera-executor"
+
+// What an authorization is, is the executor contract's to define; x402
+// passes it through unread. termsgate's signer writes, and its test
+// executor checks, the Ed25519 form below (docs/hedera.md): validBefore as 8
+// bytes big-endian, then the payer account key's Ed25519 signature (64
+// bytes) over ExecutorMessage. The message names the transfer the
+// facilitator constructs, so the authorization moves that transfer only.
+// (A contract on Hedera can verify an account key's Ed25519 signature
+// through the account service's isAuthorizedRaw, HIP-632; this form is the
+// test executor's, not a deployed contract's.)
+const (
+	// ExecutorAuthorizationLen is the Ed25519 form's length in bytes.
+	ExecutorAuthorizationLen = 8 + ed25519.SignatureSize
+	// ExecutorDomain begins every ExecutorMessage.
+	ExecutorDomain = "x402-hedera-transfer-executor/ed25519/v1"
+)
+
+// ExecutorMessage is what the payer signs: ExecutorDomain, network,
+// executor, payer, asset, payTo, amount and validBefore in decimal, each on
+// its own line. Every field but validBefore is an entity id, a network name
+// or a decimal, none of which holds a newline, so the lines cannot shift.
+func ExecutorMessage(network, executor, payer, asset, payTo, amount string, validBefore int64) []byte {
+	return []byte(strings.Join([]string{ExecutorDomain, network, executor, payer, asset, payTo, amount,
+		strconv.FormatInt(validBefore, 10)}, "\n"))
+}
+
+// ExecutorAuthorization writes the Ed25519 form: validBefore and sig, as
+// 0x hex.
+func ExecutorAuthorization(validBefore int64, sig []byte) string {
+	b := make([]byte, 8, ExecutorAuthorizationLen)
+	binary.BigEndian.PutUint64(b, uint64(validBefore))
+	return "0x" + hex.EncodeToString(append(b, sig...))
+}
+
+// ReadExecutorAuthorization reads the Ed25519 form from 0x hex: ok false
+// for anything but 0x and exactly ExecutorAuthorizationLen bytes whose
+// validBefore is at most 2^53-1.
+func ReadExecutorAuthorization(s string) (validBefore int64, sig []byte, ok bool) {
+	if len(s) != 2+2*ExecutorAuthorizationLen || s[:2] != "0x" {
+		return 0, nil, false
+	}
+	b, err := hex.DecodeString(s[2:])
+	if err != nil {
+		return 0, nil, false
+	}
+	v := binary.BigEndian.Uint64(b[:8])
+	if v > 1<<53-1 {
+		return 0, nil, false
+	}
+	return int64(v), b[8:], true
+}
+
+// VerifyExecutorAuthorization is the executor's check of the Ed25519
+// form for the transfer the facilitator constructs (from payer, asset, to
+// payTo, amount) through executor on network, at now (Unix seconds): the
+// form reads, now is before its validBefore, and the signature verifies
+// under the payer account's key pub. It answers why not, or "".
+func VerifyExecutorAuthorization(pub ed25519.PublicKey, auth, network, executor, payer, asset, payTo, amount string, now int64) string {
+	before, sig, ok := ReadExecutorAuthorization(auth)
+	switch {
+	case !ok:
+		return "the authorization is not the executor's form"
+	case len(pub) != ed25519.PublicKeySize:
+		return "no key for the payer"
+	case now >= before:
+		return "the authorization expired"
+	case !ed25519.Verify(pub, ExecutorMessage(network, executor, payer, asset, payTo, amount, before), sig):
+		return "the signature is not the payer's over this transfer"
+	}
+	return ""
+}
 
 // Codes of the executor pairing.
 const (

@@ -1,9 +1,8 @@
 package vectors_test
 
 // x402-exact-hedera-transfer-executor.json: fixed, pairingOf, build,
-// complete, bound, reference, status, plant and the buyer rows B2 and B6.
-// The pairing is not registered yet (no local signer of hedera-executor
-// requests): the gate runs it from a registry naming it.
+// complete, bound, reference, status, plant and the buyer rows B2 and B6,
+// the gate running the shipped registry.
 
 import (
 	"context"
@@ -15,6 +14,7 @@ import (
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/hedera/mirror"
 	"github.com/termsgate/termsgate/signer"
@@ -150,7 +150,7 @@ func TestX402ExactHederaTransferExecutor(t *testing.T) {
 			t.Fatalf("status %s, %d reads", jsonv.String(got.JSON()), calls)
 		}
 	})
-	reg := rails.NewRegistry(hedera.Executor{})
+	reg := all.Default()
 	t.Run("B2", func(t *testing.T) {
 		in := obj(t, b2, "input")
 		srv := newATRSeller(t)
