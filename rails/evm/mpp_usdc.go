@@ -108,5 +108,10 @@ func (MPPUSDC) Bound(presented jsonv.Value) (string, error) {
 	if nonce != atr.Hash(want) {
 		return "", rails.Refuse(mpp.CodeNotUSDCNonce)
 	}
+	// A payload without the transfer it authorizes signs nothing a seller
+	// could submit: refused here as Inspect refuses it.
+	if _, err := mppTransferGrant(e, ""); err != nil {
+		return "", err
+	}
 	return e.H.String(), nil
 }
