@@ -19,6 +19,20 @@ var unstated = map[string]map[string]string{
 	"x402/exact/lnbtc/invoice-named": {"payer": "the payer's node paid an invoice; the payment is its preimage and names no payer"},
 	"mpp/charge/lightning":           {"payer": "the payer's node paid an invoice; the credential is its preimage and names no payer"},
 	"mpp/session/lightning":          {"payer": "the payer's node paid the deposit invoice; the open names only its return invoice"},
+	// A checkout mandate commits to the merchant's checkout, which states its currency and total; the card
+	// network, the payer's instrument and the merchant's account are the credential provider's, after it.
+	"ap2/checkout-mandate":     checkoutUnstated,
+	"ucp/checkout/ap2-mandate": checkoutUnstated,
+	"ucp/booking/ap2-mandate":  checkoutUnstated,
+	// An ACP allowance names the merchant, the currency and the most it lets be charged; the card is the PSP's.
+	"acp/checkout/delegated": {"payer": "the PSP's vault token holds the payment method; the allowance names no payer",
+		"network": "a card payment through the PSP: the allowance names no network"},
+}
+
+var checkoutUnstated = map[string]string{
+	"payer":   "the mandate names no payer account: the credential provider's payment credential follows it",
+	"payee":   "the checkout names the merchant's checkout, not a payee account",
+	"network": "the checkout names no payment network: the credential provider picks the card rail",
 }
 
 // TestEveryPairingInspects runs every registered pairing's Inspect over a
@@ -30,6 +44,10 @@ var unstated = map[string]map[string]string{
 var noVectorPayment = map[string]string{
 	"mpp/charge/evm/transaction": "no public proof: the file has B2 only; rails/evm's TestMPPInspect inspects one the Anvil key signs",
 	"mpp/charge/evm/hash":        "no public proof: the file has B2 only; rails/evm's TestMPPInspect inspects one the Anvil key signs",
+	"ucp/checkout/unsigned":      "the buyer signs nothing (noSignedPayment in ucp.json); internal/checkoutseller's demo keeps the completed checkout, which inspect reads",
+	"ucp/booking/unsigned":       "the buyer signs nothing (noSignedPayment in ucp.json); internal/checkoutseller's demo keeps the completed booking, which inspect reads",
+	"acp/checkout/undelegated":   "the buyer signs nothing (noSignedPayment in acp-checkout.json); internal/checkoutseller's demo keeps the completed session, which inspect reads",
+	"ack/payment-request":        "ACK has no payer signature (noSignedPayment in ack-payment-request.json); internal/checkoutseller's demo keeps the payment request, which inspect reads",
 }
 
 func TestEveryPairingInspects(t *testing.T) {

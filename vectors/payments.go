@@ -68,6 +68,10 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/sui":                 b6("x402-exact-sui.json"),
 		"x402/exact/near":                b6("x402-exact-near.json"),
 		"x402/exact/tvm":                 b6("x402-exact-tvm.json"),
+		"ap2/checkout-mandate":           b6("ap2-checkout-mandate.json"),
+		"ucp/checkout/ap2-mandate":       r.get(r.row("ucp.json", "B6", "ucp/checkout/ap2-mandate"), "input", "presented"),
+		"ucp/booking/ap2-mandate":        r.get(r.row("ucp.json", "B6", "ucp/booking/ap2-mandate"), "input", "presented"),
+		"acp/checkout/delegated":         r.get(r.row("acp-checkout.json", "B6", "acp/checkout/delegated"), "input", "presented"),
 	}
 	out["x402/exact/hedera/transfer-executor"] = b6("x402-exact-hedera-transfer-executor.json")
 	if r.err != nil {

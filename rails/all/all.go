@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/algorand"
+	"github.com/termsgate/termsgate/rails/checkout"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
@@ -66,5 +67,13 @@ func Default() *rails.Registry {
 		sui.Exact{},
 		near.Exact{},
 		tvm.Exact{},
+		checkout.AP2{},
+		checkout.UCPCheckoutMandate,
+		checkout.UCPCheckoutUnsigned,
+		checkout.UCPBookingMandate,
+		checkout.UCPBookingUnsigned,
+		checkout.ACPDelegated{},
+		checkout.ACPUndelegated{},
+		checkout.ACK{},
 	)
 }

@@ -92,7 +92,16 @@ func (ACK) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 		return rails.Inspection{}, ack("option-malformed", "the option names no currency, network or recipient")
 	}
 	return rails.Inspection{Pairing: ACKID, Kind: "payment-request",
-		Grant: rails.Grant{Network: network, Asset: cur, Decimals: rails.KnownDecimals(network, cur), Amount: n, Payee: payee},
+		Grant: rails.Grant{Network: network, Asset: cur, Decimals: ackDecimals(network, cur), Amount: n, Payee: payee},
 		H:     r.H, WhereH: "the payment request token's id, lcp:sha256:<H> (legalContext.value beside it agrees)",
 		Details: jsonv.Obj("option", id, "signedBy", "the seller (the payment request token); ACK has no payer signature", "proof", noProof)}, nil
+}
+
+// ackDecimals: a chain asset's known decimals, else a currency's ISO 4217
+// minor units, else unknown; never the option's own decimals (seller text).
+func ackDecimals(network, cur string) int {
+	if d := rails.KnownDecimals(network, cur); d >= 0 {
+		return d
+	}
+	return currencyDecimals(cur)
 }
