@@ -1,6 +1,7 @@
 package vectors_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/termsgate/termsgate/jsonv"
@@ -27,6 +28,9 @@ var unstated = map[string]map[string]string{
 	// An ACP allowance names the merchant, the currency and the most it lets be charged; the card is the PSP's.
 	"acp/checkout/delegated": {"payer": "the PSP's vault token holds the payment method; the allowance names no payer",
 		"network": "a card payment through the PSP: the allowance names no network"},
+	// Stripe's token pays: the credential names no payer account.
+	"mpp/charge/stripe":       {"payer": "the payment is a Shared Payment Token Stripe issued; it names no payer"},
+	"mpp/subscription/stripe": {"payer": "the payment is a PaymentMethod Stripe holds; it names no payer"},
 }
 
 var checkoutUnstated = map[string]string{
@@ -70,6 +74,11 @@ func TestEveryPairingInspects(t *testing.T) {
 				t.Fatalf("no payment of %s in vectors.Payments: add its vector file's row", p.ID())
 			}
 			h, err := p.Bound(payment)
+			if r, ok := err.(*rails.Refusal); ok && !p.Pattern().PublicProof && strings.HasSuffix(r.Code, "/no-signed-place") {
+				// Nothing signed carries H: Inspect states the H its echoed
+				// challenge names, which must be there.
+				h, err = "", nil
+			}
 			if err != nil {
 				t.Fatalf("the row is no payment of %s: %v", p.ID(), err)
 			}
@@ -98,7 +107,7 @@ func TestEveryPairingInspects(t *testing.T) {
 					t.Errorf("%s is %s now: remove it from unstated (%s)", k, jsonv.Marshal(v), why)
 				}
 			}
-			if got.Pairing != p.ID() || got.H != h {
+			if got.Pairing != p.ID() || got.H != h && h != "" || got.H == "" {
 				t.Errorf("pairing %q h %q, want %q %q", got.Pairing, got.H, p.ID(), h)
 			}
 			// Unix seconds and RFC 3339 go together.

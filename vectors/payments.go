@@ -18,6 +18,13 @@ func Payments() (map[string]jsonv.Value, error) {
 		return r.get(r.row("x402-batch-settlement.json", "B6", pairing), "input", "presented")
 	}
 	const session = "mpp-session-hedera-solana-xrpl.json"
+	b2doc := func(file string) jsonv.Value {
+		doc, _ := jsonv.AsArray(r.get(r.row(file, "B2", ""), "input", "doc"))
+		if len(doc) == 0 {
+			return nil
+		}
+		return doc[0]
+	}
 	out := map[string]jsonv.Value{
 		"x402/exact/eip155/eip3009":        b6("x402-exact-eip155-eip3009.json"),
 		"mpp/charge/evm/authorization":     b6("mpp-charge-evm-authorization.json"),
@@ -72,6 +79,13 @@ func Payments() (map[string]jsonv.Value, error) {
 		"ucp/checkout/ap2-mandate":       r.get(r.row("ucp.json", "B6", "ucp/checkout/ap2-mandate"), "input", "presented"),
 		"ucp/booking/ap2-mandate":        r.get(r.row("ucp.json", "B6", "ucp/booking/ap2-mandate"), "input", "presented"),
 		"acp/checkout/delegated":         r.get(r.row("acp-checkout.json", "B6", "acp/checkout/delegated"), "input", "presented"),
+		// The Stripe files hold no payment (the buyer signs nothing): the
+		// credential answering B2's placed challenge with the Stripe specs'
+		// example token and PaymentMethod.
+		"mpp/charge/stripe": jsonv.Obj("challenge", b2doc("mpp-charge-stripe.json"),
+			"payload", jsonv.Obj("spt", "spt_1N4Zv32eZvKYlo2CPhVPkJlW")),
+		"mpp/subscription/stripe": jsonv.Obj("challenge", b2doc("mpp-subscription-stripe.json"),
+			"payload", jsonv.Obj("paymentMethod", "pm_1Qabc32eZvKYlo2C7b8H1234")),
 	}
 	out["x402/exact/hedera/transfer-executor"] = b6("x402-exact-hedera-transfer-executor.json")
 	if r.err != nil {

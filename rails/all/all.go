@@ -13,6 +13,7 @@ import (
 	"github.com/termsgate/termsgate/rails/near"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
+	"github.com/termsgate/termsgate/rails/stripe"
 	"github.com/termsgate/termsgate/rails/sui"
 	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/tron"
@@ -75,5 +76,7 @@ func Default() *rails.Registry {
 		checkout.ACPDelegated{},
 		checkout.ACPUndelegated{},
 		checkout.ACK{},
+		stripe.Charge{},
+		stripe.Subscription{},
 	)
 }
