@@ -25,7 +25,8 @@ type Signing struct {
 // SigningFor builds the authorization of a simulated envelope (docs/stellar.md,
 // "The authorization"): ReadSignedTransfer's checks, then an expiration that
 // is a u32 (stellar/tx-malformed), a payer that is an account, G…
-// (stellar/no-address-auth; a contract wallet cannot sign here), a plain v1
+// (stellar/no-address-auth; a contract wallet cannot sign here) whose signed
+// invocation pays from it (stellar/no-address-auth), a plain v1
 // envelope, not a fee bump (stellar/tx-malformed). With zeroSource the
 // transaction's source becomes the all-zero account (a sponsor rewrites it).
 // The envelope is decoded afresh, so the caller's text is never changed.
@@ -38,6 +39,11 @@ func SigningFor(simulated, network string, expiration int64, zeroSource bool) (*
 		return nil, refuse(CodeTxMalformed)
 	}
 	if _, ok := DecodeAccount(t.From); !ok {
+		return nil, refuse(CodeNoAddressAuth)
+	}
+	// The entry's address signs; an invocation it authorizes that pays from
+	// another account is no authorization that address can give.
+	if signed, _ := transferCall(t.Fn); signed.from != t.From {
 		return nil, refuse(CodeNoAddressAuth)
 	}
 	if t.Env.Type != xdr.EnvelopeTypeEnvelopeTypeTx {
