@@ -89,7 +89,12 @@ func (ExactEIP3009) Choose(read rails.Read, account string, _ *jsonv.Object, now
 type exactUnsigned struct {
 	required, accepted *jsonv.Object
 	authorization      *jsonv.Object // {from, to, value, validAfter, validBefore, nonce}, all strings
-	typedData          *jsonv.Object
+	// The token's domain: Request writes the typed data from it and the
+	// authorization, each request its own copy, so that the payment is
+	// copied once per request rather than once at the build and again for
+	// each request.
+	name, version, asset string
+	chain                int64
 }
 
 // Build checks the choice in the documented order and puts H in the
@@ -134,8 +139,8 @@ func (p ExactEIP3009) build(choice jsonv.Value, nonce string) (*exactUnsigned, e
 	authorization := jsonv.Obj(
 		"from", from, "to", payTo, "value", amount,
 		"validAfter", "0", "validBefore", validBefore, "nonce", nonce)
-	typedData := TransferWithAuthorization(name, version, chain, asset, authorization)
-	return &exactUnsigned{required: required, accepted: accepted, authorization: authorization, typedData: typedData}, nil
+	return &exactUnsigned{required: required, accepted: accepted, authorization: authorization,
+		name: name, version: version, asset: asset, chain: chain}, nil
 }
 
 // TransferWithAuthorization is the EIP-712 typed data of an EIP-3009
@@ -174,7 +179,7 @@ func ChainID(network string) (int64, bool) { return chainID(network) }
 
 func (ExactEIP3009) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	return jsonv.Obj("kind", "eip712", "typedData", b.typedData.Clone()), nil
+	return jsonv.Obj("kind", "eip712", "typedData", TransferWithAuthorization(b.name, b.version, b.chain, b.asset, b.authorization)), nil
 }
 
 // MinSignatureBytes and MaxSignatureBytes bound a signature: 65 bytes for an

@@ -25,10 +25,102 @@ import (
 type typedField struct{ name, typ string }
 
 // typeSet is the types of one typed-data object, with each type's hash
-// computed once.
+// computed once. A frozen set (one of typeSets) is shared and never
+// written: every declared type's hash is in it.
 type typeSet struct {
 	fields map[string][]typedField
 	hashes map[string][32]byte
+	frozen bool
+}
+
+// typeSets remembers the type sets of typed data met before, keyed by
+// typesKey (every type's name and every field's name and type, in order,
+// each length-prefixed, so that two different "types" members never share
+// a key): a payment's signer and the gate's check of its signature read
+// the same few sets, which are then read and their type hashes computed
+// once per process. Only sets that declare EIP712Domain are kept (the
+// others take their domain fields from each request's domain), and only
+// small ones (a set kept has every type's hash computed at once, which for
+// many types that refer to each other would be far more than a request
+// hashes). It stops
+// growing at maxTypeSets; a set not kept is read each time, as before.
+var typeSets struct {
+	sync.RWMutex
+	m map[string]*typeSet
+}
+
+const (
+	maxTypeSets     = 64
+	maxTypesKeyLen  = 2048 // bytes of a key kept
+	maxTypeSetTypes = 8    // types in a set kept (each one's hash is computed when it is)
+)
+
+// typesKey appends the key of a types object to buf; false when v is no
+// object of lists of {name, type} objects (readTypes then says why).
+func typesKey(buf []byte, v jsonv.Value) ([]byte, bool) {
+	o, ok := jsonv.AsObject(v)
+	if !ok {
+		return buf, false
+	}
+	appendStr := func(b []byte, s string) []byte {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		return append(b, s...)
+	}
+	for _, m := range o.Members() {
+		list, ok := jsonv.AsArray(m.Value)
+		if !ok {
+			return buf, false
+		}
+		buf = appendStr(buf, m.Key)
+		buf = binary.AppendUvarint(buf, uint64(len(list)))
+		for _, e := range list {
+			f, ok := jsonv.AsObject(e)
+			if !ok || f.Len() != 2 {
+				return buf, false // another member is readTypes' to judge
+			}
+			name, ok1 := f.GetString("name")
+			typ, ok2 := f.GetString("type")
+			if !ok1 || !ok2 {
+				return buf, false
+			}
+			buf = appendStr(appendStr(buf, name), typ)
+		}
+	}
+	return buf, true
+}
+
+// typesOf is readTypes through typeSets.
+func typesOf(v jsonv.Value) (*typeSet, error) {
+	var stack [512]byte
+	key, ok := typesKey(stack[:0], v)
+	if ok {
+		typeSets.RLock()
+		ts := typeSets.m[string(key)]
+		typeSets.RUnlock()
+		if ts != nil {
+			return ts, nil
+		}
+	}
+	ts, err := readTypes(v)
+	if err != nil || !ok || len(key) > maxTypesKeyLen {
+		return ts, err
+	}
+	if _, declared := ts.fields["EIP712Domain"]; !declared || len(ts.fields) > maxTypeSetTypes {
+		return ts, nil
+	}
+	for t := range ts.fields {
+		ts.typeHash(t)
+	}
+	ts.frozen = true
+	typeSets.Lock()
+	if typeSets.m == nil {
+		typeSets.m = map[string]*typeSet{}
+	}
+	if len(typeSets.m) < maxTypeSets {
+		typeSets.m[string(key)] = ts
+	}
+	typeSets.Unlock()
+	return ts, nil
 }
 
 // arrayOf splits "T[n]" or "T[]" into T and n ("" for a dynamic array).
@@ -200,7 +292,9 @@ func (ts *typeSet) typeHash(t string) [32]byte {
 	h, ok := ts.hashes[t]
 	if !ok {
 		h = typeHashOf(ts.encodeType(t))
-		ts.hashes[t] = h
+		if !ts.frozen {
+			ts.hashes[t] = h
+		}
 	}
 	return h
 }
@@ -518,7 +612,7 @@ var domainFields = []typedField{
 // a typed-data request.
 func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 	tv, _ := td.Get("types")
-	ts, err := readTypes(tv)
+	ts, err := typesOf(tv)
 	if err != nil {
 		return TypedDataParts{}, err
 	}

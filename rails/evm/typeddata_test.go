@@ -171,3 +171,49 @@ func TestChannelIDAgreesWithApitypesAcrossInputs(t *testing.T) {
 		}
 	}
 }
+
+// The type sets remembered by typesOf: a hit is the same set, and types that
+// differ in any name, field type or field order (or whose names would run
+// together without the key's length prefixes) never share one.
+func TestTypeSetsKeepEachTypesApart(t *testing.T) {
+	domain := []jsonv.Value{jsonv.Obj("name", "name", "type", "string")}
+	typed := func(types *jsonv.Object) *jsonv.Object {
+		return jsonv.Obj("domain", jsonv.Obj("name", "x"), "types", types, "primaryType", "M", "message", jsonv.Obj("ab", "1", "c", "2"))
+	}
+	base := jsonv.Obj("EIP712Domain", domain, "M", []jsonv.Value{jsonv.Obj("name", "ab", "type", "uint256"), jsonv.Obj("name", "c", "type", "uint256")})
+	variants := []*jsonv.Object{
+		base,
+		jsonv.Obj("EIP712Domain", domain, "M", []jsonv.Value{jsonv.Obj("name", "ab", "type", "uint128"), jsonv.Obj("name", "c", "type", "uint256")}),
+		jsonv.Obj("EIP712Domain", domain, "M", []jsonv.Value{jsonv.Obj("name", "c", "type", "uint256"), jsonv.Obj("name", "ab", "type", "uint256")}),
+		jsonv.Obj("EIP712Domain", domain, "M", []jsonv.Value{jsonv.Obj("name", "ab", "type", "uint256"), jsonv.Obj("name", "c", "type", "uint8")}),
+	}
+	seen := map[[32]byte]int{}
+	for round := range 3 { // the second and third rounds are cache hits
+		for i, types := range variants {
+			td := typed(types.Clone())
+			got, err := TypedDataHashes(td)
+			if err != nil {
+				t.Fatalf("variant %d: %v", i, err)
+			}
+			want, err := apitypesHashes(td)
+			if err != nil || got != want {
+				t.Fatalf("round %d variant %d: %x, apitypes %x (%v)", round, i, got, want, err)
+			}
+			if j, ok := seen[got.Digest]; ok && j != i {
+				t.Fatalf("variants %d and %d hash alike", i, j)
+			}
+			seen[got.Digest] = i
+		}
+	}
+	// Names that run together: ("ab","c") and ("a","bc") as field names.
+	k1, _ := typesKey(nil, jsonv.Obj("M", []jsonv.Value{jsonv.Obj("name", "ab", "type", "c")}))
+	k2, _ := typesKey(nil, jsonv.Obj("M", []jsonv.Value{jsonv.Obj("name", "a", "type", "bc")}))
+	if string(k1) == string(k2) {
+		t.Fatal("two types share a key")
+	}
+	// A field with a member besides name and type is not keyed (readTypes
+	// reads it each time).
+	if _, ok := typesKey(nil, jsonv.Obj("M", []jsonv.Value{jsonv.Obj("name", "a", "type", "uint8", "x", 1)})); ok {
+		t.Fatal("a field with a third member was keyed")
+	}
+}
