@@ -37,6 +37,11 @@ var checkoutUnstated = map[string]string{
 	"payer":   "the mandate names no payer account: the credential provider's payment credential follows it",
 	"payee":   "the checkout names the merchant's checkout, not a payee account",
 	"network": "the checkout names no payment network: the credential provider picks the card rail",
+	// A card step names the card network and the terms; the charge is the processor's.
+	"card/visa-tap": {"payer": "the agent's TAP signature names its key, not a payer account", "payee": "the TAP request names no merchant account; its @authority is the seller's host",
+		"asset": "the TAP request names no currency", "amount": "the TAP request names no amount: the card authorization does"},
+	"card/mastercard-vi/immediate":  {"payer": "the user's L2 names no card holder; its L1, which does, stays with the network"},
+	"card/mastercard-vi/autonomous": {"asset": "the agent's L3b discloses the checkout mandate only, no payment mandate", "amount": "the agent's L3b discloses no payment mandate"},
 }
 
 // TestEveryPairingInspects runs every registered pairing's Inspect over a
@@ -52,6 +57,8 @@ var noVectorPayment = map[string]string{
 	"ucp/booking/unsigned":       "the buyer signs nothing (noSignedPayment in ucp.json); internal/checkoutseller's demo keeps the completed booking, which inspect reads",
 	"acp/checkout/undelegated":   "the buyer signs nothing (noSignedPayment in acp-checkout.json); internal/checkoutseller's demo keeps the completed session, which inspect reads",
 	"ack/payment-request":        "ACK has no payer signature (noSignedPayment in ack-payment-request.json); internal/checkoutseller's demo keeps the payment request, which inspect reads",
+	"card/seller-reference":      "the buyer signs nothing (C8); internal/cardseller's TestDemoMasksCards inspects the processor record its demo keeps",
+	"mpp/charge/card":            "the buyer signs nothing (B2 only); vectors' TestMPPChargeCard and internal/cardseller's TestDemoMasksCards inspect a card credential",
 }
 
 func TestEveryPairingInspects(t *testing.T) {

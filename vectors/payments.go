@@ -86,6 +86,9 @@ func Payments() (map[string]jsonv.Value, error) {
 			"payload", jsonv.Obj("spt", "spt_1N4Zv32eZvKYlo2CPhVPkJlW")),
 		"mpp/subscription/stripe": jsonv.Obj("challenge", b2doc("mpp-subscription-stripe.json"),
 			"payload", jsonv.Obj("paymentMethod", "pm_1Qabc32eZvKYlo2C7b8H1234")),
+		"card/visa-tap":                 r.get(r.row("card.json", "B6", "card/visa-tap"), "input", "presented"),
+		"card/mastercard-vi/immediate":  r.get(r.row("card.json", "B6", "card/mastercard-vi/immediate"), "input", "presented"),
+		"card/mastercard-vi/autonomous": r.get(r.row("card.json", "B6", "card/mastercard-vi/autonomous"), "input", "presented"),
 	}
 	out["x402/exact/hedera/transfer-executor"] = b6("x402-exact-hedera-transfer-executor.json")
 	if r.err != nil {

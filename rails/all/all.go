@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/algorand"
+	"github.com/termsgate/termsgate/rails/card"
 	"github.com/termsgate/termsgate/rails/checkout"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -78,5 +79,10 @@ func Default() *rails.Registry {
 		checkout.ACK{},
 		stripe.Charge{},
 		stripe.Subscription{},
+		card.VisaTAP{},
+		card.VIImmediate{},
+		card.VIAutonomous{},
+		card.SellerReference{},
+		card.MPPCharge{},
 	)
 }

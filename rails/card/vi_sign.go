@@ -142,3 +142,11 @@ func CheckoutMandateOf(req *jsonv.Object) (*jsonv.Object, error) {
 	m, _ := req.GetObject("checkoutMandate")
 	return m.Clone(), nil
 }
+
+// VerifyJWS checks a compact JWS's ES256 signature (r‖s) under pub: what a
+// network checks of an issuer's L1, and of each layer under the key the
+// layer below binds.
+func VerifyJWS(j *sdjwt.JWT, pub *ecdsa.PublicKey) bool {
+	jwk, err := JWK(pub, "")
+	return err == nil && verifyES256(j, jwk) == nil
+}
