@@ -31,17 +31,17 @@ var unstated = map[string]map[string]string{
 	// Stripe's token pays: the credential names no payer account.
 	"mpp/charge/stripe":       {"payer": "the payment is a Shared Payment Token Stripe issued; it names no payer"},
 	"mpp/subscription/stripe": {"payer": "the payment is a PaymentMethod Stripe holds; it names no payer"},
+	// A card step names the card network and the terms; the charge is the processor's.
+	"card/visa-tap": {"payer": "the agent's TAP signature names its key, not a payer account", "payee": "the TAP request names no merchant account; its @authority is the seller's host",
+		"asset": "the TAP request names no currency", "amount": "the TAP request names no amount: the card authorization does"},
+	"card/mastercard-vi/immediate":  {"payer": "the user's L2 names no card holder; its L1, which does, stays with the network"},
+	"card/mastercard-vi/autonomous": {"asset": "the agent's L3b discloses the checkout mandate only, no payment mandate", "amount": "the agent's L3b discloses no payment mandate"},
 }
 
 var checkoutUnstated = map[string]string{
 	"payer":   "the mandate names no payer account: the credential provider's payment credential follows it",
 	"payee":   "the checkout names the merchant's checkout, not a payee account",
 	"network": "the checkout names no payment network: the credential provider picks the card rail",
-	// A card step names the card network and the terms; the charge is the processor's.
-	"card/visa-tap": {"payer": "the agent's TAP signature names its key, not a payer account", "payee": "the TAP request names no merchant account; its @authority is the seller's host",
-		"asset": "the TAP request names no currency", "amount": "the TAP request names no amount: the card authorization does"},
-	"card/mastercard-vi/immediate":  {"payer": "the user's L2 names no card holder; its L1, which does, stays with the network"},
-	"card/mastercard-vi/autonomous": {"asset": "the agent's L3b discloses the checkout mandate only, no payment mandate", "amount": "the agent's L3b discloses no payment mandate"},
 }
 
 // TestEveryPairingInspects runs every registered pairing's Inspect over a
