@@ -163,6 +163,9 @@ var fileMigrations = []func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketChannels)
 		return err
 	},
+	// 3 adds an optional member to the payment records (settlement):
+	// nothing to rewrite.
+	2: func(*bolt.Tx) error { return nil },
 }
 
 func (f *File) migrate() error {
@@ -498,6 +501,8 @@ type filePayment struct {
 	PayableUntil int64  `json:"payableUntil"`
 	Answered     int64  `json:"answered,omitempty"`
 	Status       int    `json:"status,omitempty"`
+	// Settlement is a settlementRecord (schema 3), absent until read.
+	Settlement json.RawMessage `json:"settlement,omitempty"`
 }
 
 func toFile(p *Payment) filePayment {
@@ -659,7 +664,37 @@ func decodePayment(v []byte) (*Payment, error) {
 	if err := json.Unmarshal(v, &fp); err != nil {
 		return nil, fmt.Errorf("ledger: a journaled payment is unreadable: %w", err)
 	}
-	return fp.payment(), nil
+	p := fp.payment()
+	if len(fp.Settlement) > 0 {
+		s, err := settlementFromRecord(fp.Settlement)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: payment %s: %w", fp.ID, err)
+		}
+		p.Settlement = s
+	}
+	return p, nil
+}
+
+// RecordSettlement implements SettlementStore, synced before it returns.
+func (f *File) RecordSettlement(_ context.Context, id string, s *Settlement) error {
+	rec, err := s.record()
+	if err != nil {
+		return err
+	}
+	return f.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketPayments)
+		v := b.Get([]byte(id))
+		if v == nil {
+			return fmt.Errorf("%w: payment %s", ErrNotFound, id)
+		}
+		var fp filePayment
+		if err := json.Unmarshal(v, &fp); err != nil {
+			return fmt.Errorf("ledger: payment %s is unreadable: %w", id, err)
+		}
+		fp.Settlement = rec
+		nv, _ := json.Marshal(fp)
+		return b.Put([]byte(id), nv)
+	})
 }
 
 // Payments implements Store.

@@ -26,9 +26,10 @@ import (
 	"time"
 )
 
-// SchemaVersion is the schema this build writes (2: shared channels). Opening a store whose
-// schema is newer fails with ErrSchemaNewer; an older one is migrated.
-const SchemaVersion = 2
+// SchemaVersion is the schema this build writes (2: shared channels; 3:
+// settlement reads kept with the payments). Opening a store whose schema is
+// newer fails with ErrSchemaNewer; an older one is migrated.
+const SchemaVersion = 3
 
 var (
 	// ErrBudgetExhausted: the reservation would take the budget's spent sum
@@ -81,6 +82,10 @@ type Payment struct {
 	// given up without one (it expired before it could be presented again).
 	Answered time.Time
 	Status   int
+	// Settlement is the buyer's last read of the chain for it (the
+	// Transport's Verifier, through Journal's pay.SettlementJournal); nil
+	// when it was not read.
+	Settlement *Settlement
 }
 
 // Pending reports whether the payment waits for an answer.

@@ -107,6 +107,9 @@ CREATE TABLE termsgate_channels (
 	PRIMARY KEY (pairing, network, channel)
 );
 `,
+	2: `
+ALTER TABLE termsgate_payments ADD COLUMN settlement text;
+`,
 }
 
 // OpenPostgres connects to the database at connString (a postgres:// URL or
@@ -359,8 +362,25 @@ func (p *Postgres) Answer(ctx context.Context, id string, status int) error {
 	return nil
 }
 
+// RecordSettlement implements SettlementStore: written with synchronous
+// commit, since a read that did not hold must not be lost.
+func (p *Postgres) RecordSettlement(ctx context.Context, id string, s *Settlement) error {
+	rec, err := s.record()
+	if err != nil {
+		return err
+	}
+	tag, err := p.pool.Exec(ctx, `UPDATE termsgate_payments SET settlement = $2 WHERE id = $1`, id, string(rec))
+	if err != nil {
+		return p.unavailable(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: payment %s", ErrNotFound, id)
+	}
+	return nil
+}
+
 const paymentColumns = `id, reservation, created, pairing, protocol, h, url, header_name, header,
-	atr, network, asset, payer, payee, amount::text, payable_until, answered, status, signed, payment_id`
+	atr, network, asset, payer, payee, amount::text, payable_until, answered, status, signed, payment_id, settlement`
 
 func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]*Payment, error) {
 	rows, err := p.pool.Query(ctx, sql, args...)
@@ -370,13 +390,14 @@ func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]*Payme
 	var out []*Payment
 	for rows.Next() {
 		var (
-			pm       Payment
-			amount   *string
-			answered *time.Time
+			pm         Payment
+			amount     *string
+			answered   *time.Time
+			settlement *string
 		)
 		if err := rows.Scan(&pm.ID, &pm.Reservation, &pm.Created, &pm.Pairing, &pm.Protocol, &pm.H, &pm.URL,
 			&pm.HeaderName, &pm.Header, &pm.ATR, &pm.Network, &pm.Asset, &pm.Payer, &pm.Payee, &amount,
-			&pm.PayableUntil, &answered, &pm.Status, &pm.Signed, &pm.PaymentID); err != nil {
+			&pm.PayableUntil, &answered, &pm.Status, &pm.Signed, &pm.PaymentID, &settlement); err != nil {
 			rows.Close()
 			return nil, p.unavailable(err)
 		}
@@ -385,6 +406,14 @@ func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]*Payme
 		}
 		if answered != nil {
 			pm.Answered = *answered
+		}
+		if settlement != nil {
+			st, err := settlementFromRecord([]byte(*settlement))
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("ledger: payment %s: %w", pm.ID, err)
+			}
+			pm.Settlement = st
 		}
 		out = append(out, &pm)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/termsgate/termsgate/ledger"
@@ -46,6 +47,44 @@ type paymentJSON struct {
 	PayableUntil string `json:"payableUntil"`
 	HeaderName   string `json:"headerName"`
 	Header       string `json:"header"`
+	// Settlement is what pay --verify-settlement read of it on chain.
+	Settlement *settlementJSON `json:"settlement,omitempty"`
+}
+
+// settlementJSON is a journaled settlement read.
+type settlementJSON struct {
+	Checked     string          `json:"checked"`
+	Transaction string          `json:"transaction,omitempty"`
+	Settled     bool            `json:"settled"`
+	Status      json.RawMessage `json:"status,omitempty"`
+	Problems    []string        `json:"problems,omitempty"`
+	Moved       string          `json:"moved,omitempty"`
+}
+
+func settlementOf(s *ledger.Settlement) *settlementJSON {
+	if s == nil {
+		return nil
+	}
+	out := &settlementJSON{Checked: s.Checked.UTC().Format(time.RFC3339), Transaction: s.Transaction, Settled: s.Settled,
+		Problems: s.Problems}
+	if json.Valid(s.Status) {
+		out.Status = s.Status
+	}
+	if s.Moved != nil {
+		out.Moved = s.Moved.String()
+	}
+	return out
+}
+
+// settlementText is the settlement read as the text listing says it.
+func settlementText(s *ledger.Settlement) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.Settled:
+		return "  settlement checked: transaction " + termText(s.Transaction)
+	}
+	return fmt.Sprintf("  settlement does NOT hold: %s (transaction %s)", termText(strings.Join(s.Problems, ", ")), termText(s.Transaction))
 }
 
 func paymentState(p *ledger.Payment) string {
@@ -117,7 +156,7 @@ func runPayments(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				ID: p.ID, Created: p.Created.UTC().Format(time.RFC3339), State: paymentState(p), Status: p.Status,
 				URL: p.URL, Protocol: p.Protocol, Pairing: p.Pairing, H: p.H, Network: p.Network, Asset: p.Asset,
 				Amount: amount, Payer: p.Payer, Payee: p.Payee, PayableUntil: p.PayableUntil.UTC().Format(time.RFC3339),
-				HeaderName: p.HeaderName, Header: p.Header,
+				HeaderName: p.HeaderName, Header: p.Header, Settlement: settlementOf(p.Settlement),
 			})
 			fmt.Fprintf(stdout, "%s\n", line)
 			continue
@@ -126,9 +165,9 @@ func runPayments(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if state == "answered" {
 			state = fmt.Sprintf("answered %d", p.Status)
 		}
-		fmt.Fprintf(stdout, "%s  %s  %s  %s of %s on %s to %s, payable until %s  %s  terms %s\n",
+		fmt.Fprintf(stdout, "%s  %s  %s  %s of %s on %s to %s, payable until %s  %s  terms %s%s\n",
 			p.ID, p.Created.UTC().Format(time.RFC3339), state, amount, termText(p.Asset), termText(p.Network), termText(p.Payee),
-			p.PayableUntil.UTC().Format(time.RFC3339), termText(p.URL), p.H)
+			p.PayableUntil.UTC().Format(time.RFC3339), termText(p.URL), p.H, settlementText(p.Settlement))
 	}
 	return exitOK
 }

@@ -48,9 +48,10 @@ func TestSettlementCLIEVM(t *testing.T) {
 	if err := os.WriteFile(pem, srv.CertificatePEM(), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	state := filepath.Join(t.TempDir(), "state.db")
 	payCLI := func(network string) (int, string, string) {
 		return runCLI(t, "", "pay", "--dev-key", "--network", network, "--max-amount", "10000", "--allow-private", "--ca-file", pem,
-			"--verify-settlement", "--rpc", node.URL, "https://"+host+seller.ResourcePath)
+			"--state", state, "--verify-settlement", "--rpc", node.URL, "https://"+host+seller.ResourcePath)
 	}
 
 	seller.Settler = c.Settler
@@ -66,9 +67,38 @@ func TestSettlementCLIEVM(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 
+	// The journal keeps both reads with their payments, newest first.
+	code, out, errs = runCLI(t, "", "payments", "--state", state, "--all", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitOK || len(lines) != 2 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	unsettled, _ := jsonv.Parse([]byte(lines[0]))
+	settled, _ := jsonv.Parse([]byte(lines[1]))
+	if got := jsonv.String(mustSettlement(t, unsettled)); !strings.Contains(got, `"settled":false,"status":{"state":"pending","why":"not-found"},"problems":["not-landed"]`) {
+		t.Fatalf("unsettled: %s", got)
+	}
+	if got := jsonv.String(mustSettlement(t, settled)); !strings.Contains(got, `"settled":true,"status":{"state":"settled"`) || !strings.Contains(got, `"moved":"10000"`) {
+		t.Fatalf("settled: %s", got)
+	}
+	if code, out, _ = runCLI(t, "", "payments", "--state", state, "--all"); !strings.Contains(out, "settlement does NOT hold: not-landed") ||
+		!strings.Contains(out, "settlement checked: transaction 0x") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+
 	paid := seller.Paid.Load()
 	code, _, errs = payCLI("eip155:8453")
 	if code != exitUsage || !strings.Contains(errs, "--rpc serves eip155:1337, not --network eip155:8453") || seller.Paid.Load() != paid {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
+}
+
+func mustSettlement(t *testing.T, line jsonv.Value) *jsonv.Object {
+	t.Helper()
+	o, _ := jsonv.AsObject(line)
+	s, ok := o.GetObject("settlement")
+	if !ok {
+		t.Fatalf("no settlement in %s", jsonv.String(line))
+	}
+	return s
 }
