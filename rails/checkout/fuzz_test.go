@@ -3,9 +3,41 @@ package checkout
 import (
 	"testing"
 
+	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 )
+
+// checkRead: an agreement URL a Read gives is an https link the link rule
+// admits, and its H is 0x + 64 lower-case hex.
+func checkRead(t *testing.T, r rails.Read, err error) {
+	t.Helper()
+	if err != nil {
+		return
+	}
+	if got, ok := hash(r.H); !ok || got != r.H {
+		t.Fatalf("read H %q", r.H)
+	}
+	if r.Agreement != "" && atr.CheckLink(r.Agreement) != atr.LinkOK {
+		t.Fatalf("agreement %q", r.Agreement)
+	}
+}
+
+// checkInspect: an inspection names its pairing, H as 0x + 64 lower-case
+// hex (want's, when want is not ""), and marshals with all its members.
+func checkInspect(t *testing.T, id string, in rails.Inspection, err error, want string) {
+	t.Helper()
+	if err != nil {
+		return
+	}
+	if got, ok := hash(in.H); !ok || got != in.H || want != "" && in.H != want || in.Pairing != id {
+		t.Fatalf("%s inspects as %s with H %q (bound %q)", id, in.Pairing, in.H, want)
+	}
+	if in.JSON().Len() != 18 {
+		t.Fatal("members")
+	}
+}
 
 // j is the AP2 vectors' checkout JWT J (fixed header, V2's payload, a zero
 // signature).
@@ -19,8 +51,17 @@ func FuzzAP2Bound(f *testing.F) {
 	f.Fuzz(func(t *testing.T, m, cj string) {
 		cost.Bound(t, len(m)+len(cj), func() {
 			_, _ = ReadCheckoutJWT(cj)
-			_, _ = AP2{}.Read(cj)
-			h, err := AP2{}.Bound(jsonv.Obj("checkout_mandate", m, "checkout_jwt", cj))
+			r, err := AP2{}.Read(cj)
+			checkRead(t, r, err)
+			payment := jsonv.Obj("checkout_mandate", m, "checkout_jwt", cj)
+			in, ierr := AP2{}.Inspect(payment)
+			h, err := AP2{}.Bound(payment)
+			checkInspect(t, AP2ID, in, ierr, h)
+			for _, u := range []UCP{UCPCheckoutMandate, UCPBookingMandate} {
+				in, ierr := u.Inspect(payment)
+				uh, _ := u.Bound(payment)
+				checkInspect(t, u.ID(), in, ierr, uh)
+			}
 			if err != nil {
 				if _, ok := err.(*Refusal); !ok {
 					t.Fatalf("not a refusal: %v", err)
@@ -50,6 +91,10 @@ func FuzzACKRead(f *testing.F) {
 					t.Fatalf("H %q", r.H)
 				}
 			}
+			r, err := ACK{}.Read(v)
+			checkRead(t, r, err)
+			in, err := ACK{}.Inspect(v)
+			checkInspect(t, ACKID, in, err, r.H)
 			if h, err := ACKFromReceipt(v); err == nil {
 				if got, ok := hash(h); !ok || got != h {
 					t.Fatalf("H %q", h)
@@ -81,6 +126,18 @@ func FuzzACPSession(f *testing.F) {
 			if h, err := ACPBound(v); err == nil {
 				check(h)
 			}
+			r, err := ACPDelegated{}.Read(v)
+			checkRead(t, r, err)
+			in, err := ACPDelegated{}.Inspect(v)
+			bh, _ := ACPBound(v)
+			checkInspect(t, ACPDelegatedID, in, err, bh)
+			in, err = ACPUndelegated{}.Inspect(jsonv.Obj("session", v))
+			checkInspect(t, ACPUndelegatedID, in, err, r.H)
+			if adv, err := ACPAdvertiseAgreement(v, "0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be", "https://a.example/", jsonv.Obj("requires_delegate_payment", true), "https://a.example/agree"); err == nil {
+				if r, err := (ACPUndelegated{}).Read(adv); err == nil && r.Agreement != "https://a.example/agree" {
+					t.Fatalf("advertised agreement read back as %q", r.Agreement)
+				}
+			}
 			_, _ = ACPBuildAllowance(v, "0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be")
 			_, _ = ACPAdvertise(v, "0x1be27e75ea3728b55834ec54ff6709669427b11c9ba47a6d9f182b0be46513be", "https://a.example/", jsonv.Obj("requires_delegate_payment", true))
 		})
@@ -103,7 +160,19 @@ func FuzzUCPRead(f *testing.F) {
 					t.Fatalf("H %q", r.H)
 				}
 			}
-			_, _ = UCPCheckoutUnsigned.Advertise(v, "0x60d53ee2a4b53146066d0995029c1fb33d9a69d6930c12ec59a33cc11784b17e", "https://a.example/", jsonv.Obj("checkout", "chk_1"))
+			r, err := UCPCheckoutUnsigned.Read(v)
+			checkRead(t, r, err)
+			r2, err := UCPCheckoutMandate.Read(v)
+			checkRead(t, r2, err)
+			in, err := UCPCheckoutUnsigned.Inspect(jsonv.Obj("checkout", v))
+			checkInspect(t, UCPCheckoutUnsigned.ID(), in, err, r.H)
+			in, err = UCPBookingUnsigned.Inspect(jsonv.Obj("booking", v))
+			checkInspect(t, UCPBookingUnsigned.ID(), in, err, r.H)
+			if adv, err := UCPCheckoutUnsigned.AdvertiseAgreement(v, "0x60d53ee2a4b53146066d0995029c1fb33d9a69d6930c12ec59a33cc11784b17e", "https://a.example/", jsonv.Obj("checkout", "chk_1"), "https://a.example/agree"); err == nil {
+				if r, err := UCPCheckoutUnsigned.Read(adv); err == nil && r.Agreement != "https://a.example/agree" {
+					t.Fatalf("advertised agreement read back as %q", r.Agreement)
+				}
+			}
 			_ = UCPCheckoutMandate.BuildCheck(v, "0x60d53ee2a4b53146066d0995029c1fb33d9a69d6930c12ec59a33cc11784b17e")
 		})
 	})
