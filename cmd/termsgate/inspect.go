@@ -43,7 +43,10 @@ PAYMENT is a file (or standard input) holding one of:
   a bare XRPL signed blob (hex, no 0x);
   a bare Stellar transaction envelope (base64 XDR);
   a bare Solana wire transaction (base64 or base58);
-  a bare Hedera Transaction or TransactionList (base64).
+  a bare Hedera Transaction or TransactionList (base64);
+  an agentic checkout's: a presented {checkout_mandate, checkout_jwt}, an ACP
+  {allowance}, a completed {checkout|booking|session: …} or an ACK payment
+  request body (docs/checkout.md).
 A bare transaction names no offer: what it grants is read from it, and
 where H sits is said as far as the transaction alone can say.
 Prints, as JSON, the same members for every payment (null where the payment
