@@ -2,17 +2,23 @@ package cardseller
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/card"
+	"github.com/termsgate/termsgate/signer"
 )
 
 // secrets are the card data the demos handle: none may appear in what they
@@ -88,22 +94,53 @@ func inspectAny(v jsonv.Value) (rails.Inspection, error) {
 	return rails.Inspection{}, last
 }
 
-// The seller refuses a card step before the agreement is paid, and a TAP
-// request whose signature is not the agent's.
+// The seller refuses, over HTTP, a TAP request signed by a key that is not
+// the agent's and a well-signed one before any agreement was paid; it
+// charges nothing.
 func TestSellerRefuses(t *testing.T) {
 	key := mustKey(t)
-	s, err := New(demo.ATR, &key.PublicKey, nil)
+	tapKey, err := signer.Ed25519FromPEM(signer.RFC9421TestKeyEd25519)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.agreed(s.Hash().String()); err == nil {
-		t.Fatal("a card step taken with no agreement paid")
+	s, err := New(demo.ATR, &key.PublicKey, tapKey.Public().(ed25519.PublicKey))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := s.agreed("0x" + strings.Repeat("00", 32)); err == nil {
-		t.Fatal("a card step for other terms taken")
+	srv, err := loopback.Start(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if s.Paid.Load() != 0 {
-		t.Fatal("charged")
+	defer srv.Close()
+	_, other, _ := ed25519.GenerateKey(rand.Reader)
+	post := func(k ed25519.PrivateKey) int {
+		now := time.Now().Unix()
+		p, err := card.SignTAP(k, card.TAPParams{Label: "sig2", KeyID: "k", Created: now, Expires: now + 60, Nonce: "n",
+			Authority: s.Authority(), Path: "/checkout/pay"}, s.Hash().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(http.MethodPost, s.URL("/checkout/pay"), nil)
+		si, _ := p.GetString("signatureInput")
+		sg, _ := p.GetString("signature")
+		req.Header.Set("Signature-Input", si)
+		req.Header.Set("Signature", sg)
+		req.Header.Set(card.TAPField, s.Hash().String())
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(other); code != http.StatusPaymentRequired || !strings.Contains(s.LastRejection().Error(), "does not verify") {
+		t.Fatalf("another key: %d %v", code, s.LastRejection())
+	}
+	if code := post(tapKey); code != http.StatusPaymentRequired || !strings.Contains(s.LastRejection().Error(), "no agreement") {
+		t.Fatalf("no agreement: %d %v", code, s.LastRejection())
+	}
+	if s.Paid.Load() != 0 || s.Rejected.Load() != 2 {
+		t.Fatalf("paid %d rejected %d", s.Paid.Load(), s.Rejected.Load())
 	}
 }
 
