@@ -74,6 +74,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/tron/lcp-trc20-memo": b6("x402-exact-tron-lcp-trc20-memo.json"),
 		"x402/exact/sui":                 b6("x402-exact-sui.json"),
 		"x402/exact/near":                b6("x402-exact-near.json"),
+		"x402/exact/cardano":             b6("x402-exact-cardano.json"),
 		"x402/exact/tvm":                 b6("x402-exact-tvm.json"),
 		"ap2/checkout-mandate":           b6("ap2-checkout-mandate.json"),
 		"ucp/checkout/ap2-mandate":       r.get(r.row("ucp.json", "B6", "ucp/checkout/ap2-mandate"), "input", "presented"),

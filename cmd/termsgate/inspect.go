@@ -17,6 +17,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/all"
+	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/solana"
@@ -124,6 +125,13 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 	// 32-bit big-endian number (a zero byte first); a Solana transaction
 	// with its signature count, never zero.
 	if b, ok := stellar.DecodeBase64(s); ok && len(b) > 0 && b[0] != '{' {
+		// A Cardano transaction is a CBOR array of four (0x84), which as
+		// msgpack would be a map of four: it is tried before Algorand's.
+		if b[0] == 0x84 {
+			if in, err := guard("cardano.InspectTransaction", func() (rails.Inspection, error) { return cardano.InspectTransaction(s, "") }); err == nil {
+				return in, nil
+			}
+		}
 		// An Algorand signed transaction is a msgpack map (0x8_); a
 		// Solana transaction never starts so (it would count 128 or more
 		// signatures).

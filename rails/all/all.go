@@ -6,6 +6,7 @@ import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/card"
+	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/checkout"
 	"github.com/termsgate/termsgate/rails/cloudflare"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -84,5 +85,6 @@ func Default() *rails.Registry {
 		card.VIAutonomous{},
 		card.SellerReference{},
 		card.MPPCharge{},
+		cardano.Exact{},
 	)
 }

@@ -247,3 +247,15 @@ func distinctKeys(kv []*Value) bool {
 	}
 	return true
 }
+
+// AppendHead appends an item's head (major type and argument) in the
+// shortest form, for writers that stream an item without building a Value.
+func AppendHead(out []byte, major int, arg uint64) []byte { return appendHead(out, major, arg) }
+
+// AppendBytes appends a byte string; AppendText a text string.
+func AppendBytes(out, b []byte) []byte { return append(appendHead(out, Bytes, uint64(len(b))), b...) }
+
+// AppendText appends a text string.
+func AppendText(out []byte, s string) []byte {
+	return append(appendHead(out, Text, uint64(len(s))), s...)
+}
