@@ -73,6 +73,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/algorand":            b6("x402-exact-algorand.json"),
 		"x402/exact/tron/lcp-trc20-memo": b6("x402-exact-tron-lcp-trc20-memo.json"),
 		"x402/exact/sui":                 b6("x402-exact-sui.json"),
+		"mpp/charge/usdc/stacks":         b6("mpp-charge-usdc-stacks.json"),
 		"x402/exact/near":                b6("x402-exact-near.json"),
 		"x402/exact/cardano":             b6("x402-exact-cardano.json"),
 		"x402/exact/tvm":                 b6("x402-exact-tvm.json"),

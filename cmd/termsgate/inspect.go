@@ -21,6 +21,7 @@ import (
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/stacks"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/sui"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -115,6 +116,12 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 		// type code, 0x12 for TransactionType); Tron writes lowercase hex.
 		if strings.HasPrefix(s, "0a") {
 			return guard("tron.InspectTx", func() (rails.Inspection, error) { return tron.InspectTx(s) })
+		}
+		// A Stacks transaction starts with its version (0x00 mainnet, 0x80
+		// testnet) and chain id, then standard auth (0x04): no XRPL blob
+		// starts with either version byte.
+		if t := strings.TrimPrefix(s, "0x"); len(t) > 12 && (t[:2] == "00" || t[:2] == "80") && t[10:12] == "04" {
+			return guard("stacks.InspectTransaction", func() (rails.Inspection, error) { return stacks.InspectTransaction(s) })
 		}
 		return guard("xrpl.InspectBlob", func() (rails.Inspection, error) { return xrpl.InspectBlob(s) })
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/termsgate/termsgate/rails/lightning"
 	"github.com/termsgate/termsgate/rails/near"
 	"github.com/termsgate/termsgate/rails/solana"
+	"github.com/termsgate/termsgate/rails/stacks"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/stripe"
 	"github.com/termsgate/termsgate/rails/sui"
@@ -86,5 +87,6 @@ func Default() *rails.Registry {
 		card.SellerReference{},
 		card.MPPCharge{},
 		cardano.Exact{},
+		stacks.ChargeUSDC{},
 	)
 }

@@ -54,6 +54,8 @@ func Network(v jsonv.Value) (string, error) {
 			return eip155(chain), nil
 		} else if err == nil && kind == "solana" {
 			return SolanaChargeNetwork(p, true)
+		} else if err == nil && kind == "stacks" {
+			return StacksUSDCNetwork(c.Request, p)
 		}
 	}
 	return "", refuse(CodeNetworkUnnamed)

@@ -72,7 +72,7 @@ func IsCAIP2(s string) bool { return caip2.MatchString(s) }
 // "authorization". Gateway: 1–32 CAIP-2 acceptedSources, a CAIP-2
 // destinationNetwork, a decimal maxFee, credentialTypes only "transfer".
 // Solana: the Solana charge's request check over the profile's details,
-// network required (methods_solana_charge.go). Stacks is only named.
+// network required (methods_solana_charge.go). Stacks: StacksUSDCDetails.
 func usdcCharge(r, d *jsonv.Object) ([]string, error) {
 	kind, p, err := USDCProfile(d)
 	if err != nil {
@@ -92,6 +92,10 @@ func usdcCharge(r, d *jsonv.Object) ([]string, error) {
 	switch kind {
 	case "solana":
 		if err := SolanaChargeRequest(r, p, true); err != nil {
+			return nil, err
+		}
+	case "stacks":
+		if _, err := StacksUSDCNetwork(r, p); err != nil {
 			return nil, err
 		}
 	case "evm":
@@ -195,3 +199,43 @@ func USDCGatewaySalt(in GatewaySaltInput) [32]byte {
 }
 
 func keccakJCS(o *jsonv.Object) [32]byte { return [32]byte(crypto.Keccak256(jsonv.Canonical(o))) }
+
+// The Stacks profile's chains: a network name and the chain id it must
+// come with (a Stacks transaction carries the chain id).
+var stacksChains = map[string]string{"mainnet": "1", "testnet": "2147483648"}
+
+// stacksAddress is a c32check standard address's shape (S, the version's
+// character, then c32 digits); rails/stacks checks its checksum.
+var stacksAddress = regexp.MustCompile(`^S[PMTN][0-9A-HJKMNP-TV-Z]{28,41}$`)
+
+// stacksName is a Clarity contract or asset name as the profile uses it.
+var stacksName = regexp.MustCompile(`^[a-zA-Z]([a-zA-Z0-9]|[-_])*$`)
+
+// StacksUSDCNetwork checks the usdc Stacks profile (docs/stacks.md) and
+// returns its CAIP-2 network, stacks:<chainId>: network mainnet or testnet
+// with its chain id as a decimal string, contractAddress a standard
+// address, contractName and assetName Clarity names of at most 128
+// characters, functionName "transfer", decimals a small integer where
+// present, the request's currency <contractAddress>.<contractName>::<assetName>
+// and its recipient a standard address; anything else is
+// mpp/request-malformed.
+func StacksUSDCNetwork(r, p *jsonv.Object) (string, error) {
+	bad := refuse(CodeRequestMalformed)
+	network, _ := p.GetString("network")
+	chain, ok := stacksChains[network]
+	if !ok || String(p, "chainId") != chain {
+		return "", bad
+	}
+	addr, contract, asset := String(p, "contractAddress"), String(p, "contractName"), String(p, "assetName")
+	if !stacksAddress.MatchString(addr) || !stacksAddress.MatchString(String(r, "recipient")) ||
+		len(contract) > 128 || len(asset) > 128 || !stacksName.MatchString(contract) || !stacksName.MatchString(asset) ||
+		String(p, "functionName") != "transfer" || String(r, "currency") != addr+"."+contract+"::"+asset {
+		return "", bad
+	}
+	if v, has := p.Get("decimals"); has {
+		if n, ok := jsonv.AsSafeInt(v); !ok || n < 0 || n > 18 {
+			return "", bad
+		}
+	}
+	return "stacks:" + chain, nil
+}

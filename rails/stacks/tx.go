@@ -1,8 +1,8 @@
 // Package stacks holds what mpp/charge/usdc/stacks needs of Stacks: c32check
 // addresses, Clarity values, and a strict codec of the one transaction
 // shape the pairing signs (a single-signature contract call to a SIP-010
-// transfer) with its txid and SIP-005 signature hash. The
-// pairing itself is not registered yet.
+// transfer) with its txid and SIP-005 signature hash; the pairing is in
+// charge_usdc.go.
 package stacks
 
 import (
