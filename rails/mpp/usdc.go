@@ -2,6 +2,7 @@ package mpp
 
 import (
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -204,12 +205,36 @@ func keccakJCS(o *jsonv.Object) [32]byte { return [32]byte(crypto.Keccak256(json
 // come with (a Stacks transaction carries the chain id).
 var stacksChains = map[string]string{"mainnet": "1", "testnet": "2147483648"}
 
-// stacksAddress is a c32check standard address's shape (S, the version's
-// character, then c32 digits); rails/stacks checks its checksum.
-var stacksAddress = regexp.MustCompile(`^S[PMTN][0-9A-HJKMNP-TV-Z]{28,41}$`)
+// isStacksAddress is a c32check standard address's shape (S, a version's
+// character of P, M, T or N, then 28 to 41 c32 digits); rails/stacks checks
+// its checksum.
+func isStacksAddress(s string) bool {
+	if len(s) < 30 || len(s) > 43 || s[0] != 'S' || !strings.ContainsRune("PMTN", rune(s[1])) {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' && c != 'I' && c != 'L' && c != 'O' && c != 'U') {
+			return false
+		}
+	}
+	return true
+}
 
-// stacksName is a Clarity contract or asset name as the profile uses it.
-var stacksName = regexp.MustCompile(`^[a-zA-Z]([a-zA-Z0-9]|[-_])*$`)
+// isStacksName is a Clarity contract or asset name as the profile uses it:
+// a letter, then letters, digits, '-' or '_', at most 128 in all.
+func isStacksName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-' || c == '_')) {
+			return false
+		}
+	}
+	return true
+}
 
 // StacksUSDCNetwork checks the usdc Stacks profile (docs/stacks.md) and
 // returns its CAIP-2 network, stacks:<chainId>: network mainnet or testnet
@@ -227,8 +252,7 @@ func StacksUSDCNetwork(r, p *jsonv.Object) (string, error) {
 		return "", bad
 	}
 	addr, contract, asset := String(p, "contractAddress"), String(p, "contractName"), String(p, "assetName")
-	if !stacksAddress.MatchString(addr) || !stacksAddress.MatchString(String(r, "recipient")) ||
-		len(contract) > 128 || len(asset) > 128 || !stacksName.MatchString(contract) || !stacksName.MatchString(asset) ||
+	if !isStacksAddress(addr) || !isStacksAddress(String(r, "recipient")) || !isStacksName(contract) || !isStacksName(asset) ||
 		String(p, "functionName") != "transfer" || String(r, "currency") != addr+"."+contract+"::"+asset {
 		return "", bad
 	}

@@ -1,24 +1,37 @@
 package stacks
 
-import (
-	"crypto/sha256"
-	"math/big"
-	"strings"
-)
+import "crypto/sha256"
 
 // c32check addresses: "S", the version's c32 character, and c32 of the
 // hash160 followed by a 4-byte double-SHA-256 checksum of version and hash.
 
 const c32Alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
+// c32Encode writes b as one base-32 number, most significant digit first,
+// without leading zero digits, then one '0' for each leading zero byte.
 func c32Encode(b []byte) string {
-	n := new(big.Int).SetBytes(b)
-	var out []byte
-	base := big.NewInt(32)
-	mod := new(big.Int)
-	for n.Sign() > 0 {
-		n.DivMod(n, base, mod)
-		out = append(out, c32Alphabet[mod.Int64()])
+	var buf [64]byte // 24 bytes of an address are 39 digits
+	out := buf[:0]
+	if len(b)*8/5+2 > len(buf) {
+		out = make([]byte, 0, len(b)*8/5+2)
+	}
+	// Digits from the least significant end, five bits at a time.
+	var acc uint32
+	bits := 0
+	for i := len(b) - 1; i >= 0; i-- {
+		acc |= uint32(b[i]) << bits
+		bits += 8
+		for bits >= 5 {
+			out = append(out, c32Alphabet[acc&31])
+			acc >>= 5
+			bits -= 5
+		}
+	}
+	if bits > 0 {
+		out = append(out, c32Alphabet[acc&31])
+	}
+	for len(out) > 0 && out[len(out)-1] == '0' {
+		out = out[:len(out)-1]
 	}
 	for _, c := range b {
 		if c != 0 {
@@ -31,6 +44,24 @@ func c32Encode(b []byte) string {
 	}
 	return string(out)
 }
+
+// c32Digit is a c32 character's value, or -1.
+func c32Digit(c byte) int {
+	if c < 128 {
+		return int(c32Values[c])
+	}
+	return -1
+}
+
+var c32Values = func() (t [128]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(c32Alphabet); i++ {
+		t[c32Alphabet[i]] = int8(i)
+	}
+	return t
+}()
 
 func checksum(version byte, h []byte) []byte {
 	a := sha256.Sum256(append([]byte{version}, h...))
@@ -49,22 +80,38 @@ func ParseAddress(s string) (version byte, h [20]byte, ok bool) {
 	if len(s) < 5 || len(s) > 48 || s[0] != 'S' {
 		return 0, h, false
 	}
-	v := strings.IndexByte(c32Alphabet, s[1])
+	v := c32Digit(s[1])
 	if v < 0 {
 		return 0, h, false
 	}
-	n := new(big.Int)
-	for i := 2; i < len(s); i++ {
-		d := strings.IndexByte(c32Alphabet, s[i])
+	// The digits as one number of at most 24 bytes, filled from the
+	// least significant end.
+	var b [24]byte
+	var acc uint32
+	bits, at := 0, len(b)-1
+	for i := len(s) - 1; i >= 2; i-- {
+		d := c32Digit(s[i])
 		if d < 0 {
 			return 0, h, false
 		}
-		n.Lsh(n, 5).Or(n, big.NewInt(int64(d)))
+		acc |= uint32(d) << bits
+		bits += 5
+		for bits >= 8 {
+			if at < 0 {
+				return 0, h, false
+			}
+			b[at] = byte(acc)
+			at--
+			acc >>= 8
+			bits -= 8
+		}
 	}
-	if n.BitLen() > 24*8 {
+	if acc != 0 && at < 0 {
 		return 0, h, false
 	}
-	b := n.FillBytes(make([]byte, 24))
+	if at >= 0 {
+		b[at] = byte(acc)
+	}
 	copy(h[:], b[:20])
 	if string(checksum(byte(v), h[:])) != string(b[20:]) || Address(byte(v), h) != s {
 		return 0, h, false

@@ -2,13 +2,17 @@ package stacks
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
+	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 
 	"github.com/termsgate/termsgate/internal/cost"
+	"github.com/termsgate/termsgate/jsonv"
 )
 
 // m4 is mpp-charge-usdc-stacks.json's M4 wireHex: the transfer signed by
@@ -68,4 +72,96 @@ func FuzzDecodeTx(f *testing.F) {
 			}
 		})
 	})
+}
+
+// FuzzUSDCStacksCredential: any payload transaction and format text reads
+// through Bound, Reference, Inspect and InspectTransaction without a panic.
+func FuzzUSDCStacksCredential(f *testing.F) {
+	raw, _ := hex.DecodeString(m4)
+	f.Add(base64.StdEncoding.EncodeToString(raw), TransactionFormat)
+	f.Add("", "")
+	f.Add("AA==", "stacks_transaction_v2")
+	challenge := jsonv.Obj("realm", "api.seller.example", "method", "usdc", "intent", "charge",
+		"request", "eyJhbW91bnQiOiIxMDAwMDAwIiwiY3VycmVuY3kiOiJTVDFQUUhRS1YwUkpYWkZZMURHWDhNTlNOWVZFM1ZHWkpTUlRQR1pHTS51c2RjeDo6dXNkY3gtdG9rZW4iLCJyZWNpcGllbnQiOiJTVDNGQlIyQUdLNUg5UUJESDNFRU42REY4RUs4Slk3Ulg4TlFYTU5SUSIsIm1ldGhvZERldGFpbHMiOnsidHlwZSI6InN0YWNrcyIsInN0YWNrcyI6eyJuZXR3b3JrIjoidGVzdG5ldCIsImNoYWluSWQiOiIyMTQ3NDgzNjQ4IiwiY29udHJhY3RBZGRyZXNzIjoiU1QxUFFIUUtWMFJKWFpGWTFER1g4TU5TTllWRTNWR1pKU1JUUEdaR00iLCJjb250cmFjdE5hbWUiOiJ1c2RjeCIsImFzc2V0TmFtZSI6InVzZGN4LXRva2VuIiwiZnVuY3Rpb25OYW1lIjoidHJhbnNmZXIiLCJkZWNpbWFscyI6Nn19fQ",
+		"expires", "2026-09-21T14:14:20Z", "id", "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0.0",
+		"opaque", "eyJsZWdhbENvbnRleHQiOiJsY3A6c2hhMjU2OjB4YmE3ODE2YmY4ZjAxY2ZlYTQxNDE0MGRlNWRhZTIyMjNiMDAzNjFhMzk2MTc3YTljYjQxMGZmNjFmMjAwMTVhZCIsImxlZ2FsQ29udGV4dFVybCI6Imh0dHBzOi8vYXRyLnNlbGxlci5leGFtcGxlLzB4YmE3ODE2YmY4ZjAxY2ZlYTQxNDE0MGRlNWRhZTIyMjNiMDAzNjFhMzk2MTc3YTljYjQxMGZmNjFmMjAwMTVhZCJ9")
+	f.Fuzz(func(t *testing.T, tx, format string) {
+		cost.Bound(t, len(tx)+len(format), func() {
+			p := jsonv.Obj("challenge", challenge.Clone(), "source", "stacks:2147483648:ST1THWXQ8368SDN2MJGE4BMDKMCHZ2GSVTSQDA7QF",
+				"payload", jsonv.Obj("type", "transaction", "transaction", tx, "transactionFormat", format))
+			h, err := ChargeUSDC{}.Bound(p)
+			if err == nil && h != "0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+				t.Fatalf("bound %s", h)
+			}
+			_, _ = ChargeUSDC{}.Reference(p)
+			_, _ = ChargeUSDC{}.Inspect(p)
+			if b, err := base64.StdEncoding.DecodeString(tx); err == nil {
+				_, _ = InspectTransaction(hex.EncodeToString(b))
+			}
+		})
+	})
+}
+
+// FuzzStacksSigningRequest: any transaction bytes, network and nonce text
+// in a stacks-contract-call request read through Summarize (as the
+// signer does before signing) to a grant or an error; a grant's transfer
+// always carries a 32-byte memo and the post-condition.
+func FuzzStacksSigningRequest(f *testing.F) {
+	raw, _ := hex.DecodeString(m4)
+	f.Add(raw, "stacks:2147483648", "0")
+	f.Add([]byte{0x80}, "stacks:1", "")
+	f.Fuzz(func(t *testing.T, b []byte, network, nonce string) {
+		cost.Bound(t, len(b)+len(network)+len(nonce), func() {
+			req := jsonv.Obj("kind", KindContractCall, "network", network, "transaction", "0x"+hex.EncodeToString(b))
+			if nonce != "" {
+				req.Set("nonce", nonce)
+			}
+			if _, err := (ChargeUSDC{}).Summarize(req); err == nil {
+				tx, tr, err := ReadRequest(req)
+				if err != nil || !tr.Guarded || len(tx.Args[3]) != 38 {
+					t.Fatal("a summarized request that does not read")
+				}
+			}
+		})
+	})
+}
+
+// c32Encode is the base-32 number with one '0' per leading zero byte: the
+// bit-wise writer agrees with big.Int's digits, and ParseAddress reads back
+// every address Address writes, for hashes with leading zero bytes too.
+func TestC32AgreesWithBigInt(t *testing.T) {
+	ref := func(b []byte) string {
+		n := new(big.Int).SetBytes(b)
+		s := ""
+		if n.Sign() > 0 {
+			s = strings.ToUpper(n.Text(32))
+			s = strings.Map(func(r rune) rune { return rune(c32Alphabet[strings.IndexRune("0123456789ABCDEFGHIJKLMNOPQRSTUV", r)]) }, s)
+		}
+		for _, c := range b {
+			if c != 0 {
+				break
+			}
+			s = "0" + s
+		}
+		return s
+	}
+	for i := 0; i < 2000; i++ {
+		var h [20]byte
+		for j := range h {
+			h[j] = byte(i*7 + j*13 + i*j)
+		}
+		for z := 0; z < i%4; z++ {
+			h[z] = 0
+		}
+		b := append(h[:], byte(i), byte(i>>8), 0, 1)
+		if got, want := c32Encode(b), ref(b); got != want {
+			t.Fatalf("%x: %s, want %s", b, got, want)
+		}
+		for _, v := range []byte{22, 26, 20, 21} {
+			a := Address(v, h)
+			if gv, gh, ok := ParseAddress(a); !ok || gv != v || gh != h {
+				t.Fatalf("%s does not read back", a)
+			}
+		}
+	}
 }
