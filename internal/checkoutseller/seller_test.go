@@ -1,12 +1,19 @@
 package checkoutseller
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/gate"
+	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/loopback"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/checkout"
+	"github.com/termsgate/termsgate/signer"
 )
 
 func newSeller(t *testing.T, pairing string) *Seller {
@@ -127,4 +134,59 @@ func TestACKTokenChecks(t *testing.T) {
 	resigned := JWS(UserKey, jsonv.Obj("alg", "ES256", "typ", "JWT"), mustB64(seg[1]))
 	refused(t, s, jsonv.Obj("paymentRequestToken", resigned, "paymentOptionId", optionID, "payment", pay), "not the one issued")
 	refused(t, s, jsonv.Obj("paymentRequestToken", tok, "paymentOptionId", "other", "payment", pay), "no such payment option")
+}
+
+// transact runs the gate against s over loopback: approve, then pay. It
+// returns the agreement payer's and the main signer's call counts and the
+// decline, if any.
+func transact(t *testing.T, s *Seller) (agreed, signed int, err error) {
+	t.Helper()
+	srv, err := loopback.Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	wallet, err := signer.FromHex(signer.AnvilKey, "eip155:84532")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer, main := demo.Count(wallet), demo.Count(wallet)
+	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}}
+	opts := &gate.TransactOptions{AgreementSigner: payer, Inputs: inputs(s.Pairing, s.Now)}
+	ctx := context.Background()
+	first, err := g.Transact(ctx, s.Doc(), s.Pairing, main, opts)
+	if err != nil {
+		return payer.Calls(), main.Calls(), err
+	}
+	opts.Approved = first.Approve
+	_, err = g.Transact(ctx, s.Doc(), s.Pairing, main, opts)
+	return payer.Calls(), main.Calls(), err
+}
+
+// Through the gate: one fetch of the terms per Transact, one agreement
+// signature, none for the checkout; and a seller whose link serves other
+// bytes is declined hash-mismatch with nothing signed and no agreement paid.
+func TestGateCountsFetchesAndSignatures(t *testing.T) {
+	for id := range about {
+		t.Run(strings.ReplaceAll(id, "/", "_"), func(t *testing.T) {
+			s := newSeller(t, id)
+			agreed, signed, err := transact(t, s)
+			if err != nil || agreed != 1 || signed != 0 {
+				t.Fatalf("paid: %v, agreement signatures %d, checkout signatures %d", err, agreed, signed)
+			}
+			if n := s.Agreements.ATRFetches.Load(); n != 2 {
+				t.Errorf("%d fetches of the terms for two Transact calls", n)
+			}
+			if n := s.Agreements.Paid.Load(); n != 1 {
+				t.Errorf("%d agreement payments", n)
+			}
+			liar := newSeller(t, id)
+			liar.Agreements.Lie([]byte(`{"atrVersion":"1","other":"terms"}`))
+			agreed, signed, err = transact(t, liar)
+			var d *gate.Decline
+			if !errors.As(err, &d) || d.Code != gate.HashMismatch || agreed != 0 || signed != 0 || liar.Agreements.Paid.Load() != 0 {
+				t.Fatalf("a lying link: %v, %d agreement and %d checkout signatures, %d paid", err, agreed, signed, liar.Agreements.Paid.Load())
+			}
+		})
+	}
 }
