@@ -88,5 +88,6 @@ func Default() *rails.Registry {
 		card.MPPCharge{},
 		cardano.Exact{},
 		stacks.ChargeUSDC{},
+		near.NearIntents{},
 	)
 }

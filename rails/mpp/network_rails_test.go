@@ -31,7 +31,7 @@ func TestNetworkOfTheOtherRails(t *testing.T) {
 		if n != c.want || code(err) != c.code {
 			t.Errorf("%s %s: %q (%v)", c.method, c.details, n, err)
 		}
-		if _, err := PairingsOf(ch); c.method != "xrpl" && c.method != "stellar" && c.method != "solana" && c.method != "hedera" && code(err) != CodeNotThisPairing { // xrpl, stellar, solana, hedera: their own checks, methods_xrpl.go, methods_stellar.go, methods_solana_charge.go, methods_hedera.go
+		if _, err := PairingsOf(ch); c.method != "xrpl" && c.method != "stellar" && c.method != "solana" && c.method != "hedera" && c.method != "nearintents" && code(err) != CodeNotThisPairing { // xrpl, stellar, solana, hedera, nearintents: their own checks, methods_xrpl.go, methods_stellar.go, methods_solana_charge.go, methods_hedera.go, methods_nearintents.go
 			t.Errorf("%s offers a pairing: %v", c.method, err)
 		}
 	}
