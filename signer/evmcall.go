@@ -68,10 +68,52 @@ func (e *EVM) Sign(ctx context.Context, req rails.Request) (jsonv.Value, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if kind, _ := req.GetString("kind"); kind == KindEVMCall {
+	switch kind, _ := req.GetString("kind"); kind {
+	case KindEVMCall:
 		return e.signEVMCall(ctx, req)
+	case evm.KindEVMCalls:
+		return e.signEVMCalls(ctx, req)
 	}
 	return e.Local.Sign(ctx, req)
+}
+
+// maxCalls bounds an evm-calls request: an opening is two calls (approve,
+// then open).
+const maxCalls = 4
+
+// signEVMCalls answers an evm-calls request, {kind, chainId, calls: [{to,
+// data}, …], broadcast: true} (mpp/session/evm's and mpp/session/hedera's
+// opening): each call its own transaction, signed and sent in order, each
+// waiting for the one before to land (its fees and nonce chosen after
+// it). It answers {hash, landed?} of the last. Every call is read before
+// the first is signed; a broadcaster and a fee source are required.
+func (e *EVM) signEVMCalls(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	v, _ := req.Get("calls")
+	list, ok := jsonv.AsArray(v)
+	cv, _ := req.Get("chainId")
+	if b, _ := req.Get("broadcast"); req.Len() != 4 || !ok || len(list) == 0 || len(list) > maxCalls || b != true {
+		return nil, fmt.Errorf("signer: evm-calls request: not {kind, chainId, calls (1 to %d), broadcast: true}", maxCalls)
+	}
+	singles := make([]rails.Request, len(list))
+	for i, c := range list {
+		call, _ := jsonv.AsObject(c)
+		singles[i] = jsonv.Obj("kind", KindEVMCall, "chainId", cv, "call", call, "broadcast", true)
+		if _, _, _, _, err := e.evmCall(singles[i]); err != nil {
+			return nil, fmt.Errorf("signer: evm-calls call %d: %w", i, err)
+		}
+	}
+	if e.Broadcaster == nil || e.FeeSource == nil {
+		return nil, errors.New("signer: evm-calls are sent: they need a node (termsgate --rpc URL)")
+	}
+	var last jsonv.Value
+	for i, single := range singles {
+		a, err := e.signEVMCallLanded(ctx, single)
+		if err != nil {
+			return nil, fmt.Errorf("signer: evm-calls call %d: %w", i, err)
+		}
+		last = a
+	}
+	return last, nil
 }
 
 // evmCall reads an evm-call request strictly: a chainId on the account's
@@ -87,7 +129,7 @@ func (l *Local) evmCall(req rails.Request) (chain int64, to common.Address, data
 	if !ok || chain <= 0 {
 		return 0, to, nil, false, bad("chainId is not a positive integer")
 	}
-	if want := l.chain(); want != strconv.FormatInt(chain, 10) {
+	if want := l.evmChain(); want != strconv.FormatInt(chain, 10) {
 		return 0, to, nil, false, bad("chainId " + strconv.FormatInt(chain, 10) + " is not this account's chain " + want)
 	}
 	c, _ := req.GetObject("call")
@@ -108,43 +150,72 @@ func (l *Local) evmCall(req rails.Request) (chain int64, to common.Address, data
 const maxCallData = 64 << 10
 
 func (e *EVM) signEVMCall(ctx context.Context, req rails.Request) (jsonv.Value, error) {
-	chain, to, data, broadcast, err := e.evmCall(req)
+	a, _, err := e.sendEVMCall(ctx, req)
+	if a != nil {
+		return a, nil // signed, or sent (when it left, even with an error: kept as moved)
+	}
+	return nil, err
+}
+
+// signEVMCallLanded is one call of an evm-calls request: sent, and landed
+// with status 1 ({hash, landed}); a call that left but did not land, or
+// reverted, is an error, so no later call is sent.
+func (e *EVM) signEVMCallLanded(ctx context.Context, req rails.Request) (jsonv.Value, error) {
+	a, landed, err := e.sendEVMCall(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	o, _ := jsonv.AsObject(a)
+	if landed == nil || o == nil {
+		return nil, errors.New("signer: the node reported no receipt")
+	}
+	o.Set("landed", landed)
+	return o, nil
+}
+
+// sendEVMCall signs an evm-call and, when it is broadcast, sends it: the
+// answer, and the receipt the node reported landing (nil when it did not
+// land or was not sent).
+func (e *EVM) sendEVMCall(ctx context.Context, req rails.Request) (jsonv.Value, jsonv.Value, error) {
+	chain, to, data, broadcast, err := e.evmCall(req)
+	if err != nil {
+		return nil, nil, err
+	}
 	if broadcast && (e.Broadcaster == nil || e.FeeSource == nil) {
 		// Checked before signing: a transaction that cannot be sent is never signed.
-		return nil, errors.New("signer: a broadcast evm-call needs a node (termsgate --rpc URL)")
+		return nil, nil, errors.New("signer: a broadcast evm-call needs a node (termsgate --rpc URL)")
 	}
 	var fees EVMFees
 	switch {
 	case e.FeeSource != nil:
 		if fees, err = e.FeeSource.EVMFees(ctx, e.address, chain, to, data); err != nil {
-			return nil, fmt.Errorf("signer: fees: %w", err)
+			return nil, nil, fmt.Errorf("signer: fees: %w", err)
 		}
 	case e.Fees != nil:
 		fees = *e.Fees
 	default:
-		return nil, errors.New("signer: an evm-call needs fees and a nonce: give the signer Fees or a node (termsgate --rpc URL)")
+		return nil, nil, errors.New("signer: an evm-call needs fees and a nonce: give the signer Fees or a node (termsgate --rpc URL)")
 	}
 	wire, hash, err := e.SignEVMTransaction(chain, to, data, fees)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !broadcast {
-		return "0x" + hex.EncodeToString(wire), nil
+		return "0x" + hex.EncodeToString(wire), nil, nil
 	}
-	sent, _, err := e.Broadcaster.Broadcast(ctx, wire)
+	sent, landed, err := e.Broadcaster.Broadcast(ctx, wire)
 	if err != nil && sent != "" {
-		return jsonv.Obj("hash", sent), nil // it left: answer the hash, so it is kept as moved
+		// it left: answer the hash, so it is kept as moved (a single
+		// evm-call); an evm-calls request stops here.
+		return jsonv.Obj("hash", sent), nil, fmt.Errorf("signer: broadcast: %w", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("signer: broadcast: %w", err)
+		return nil, nil, fmt.Errorf("signer: broadcast: %w", err)
 	}
 	if !strings.EqualFold(sent, hash) {
-		return nil, fmt.Errorf("signer: the node named the transaction %s, not %s", sent, hash)
+		return nil, nil, fmt.Errorf("signer: the node named the transaction %s, not %s", sent, hash)
 	}
-	return jsonv.Obj("hash", sent), nil
+	return jsonv.Obj("hash", sent), landed, nil
 }
 
 // SignEVMTransaction signs the EIP-1559 transaction of one call with no
@@ -175,4 +246,17 @@ func (l *Local) SignEVMTransaction(chain int64, to common.Address, data []byte, 
 		return nil, "", fmt.Errorf("signer: %w", err)
 	}
 	return wire, crypto.Keccak256Hash(wire).Hex(), nil
+}
+
+// evmChain is the EIP-155 chain id of the account's network: eip155's
+// reference, or for a Hedera EVM account (hedera:mainnet or
+// hedera:testnet, mpp/session/hedera's payer) 295 or 296.
+func (l *Local) evmChain() string {
+	switch {
+	case strings.HasPrefix(l.account, "hedera:mainnet:"):
+		return "295"
+	case strings.HasPrefix(l.account, "hedera:testnet:"):
+		return "296"
+	}
+	return l.chain()
 }

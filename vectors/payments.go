@@ -94,6 +94,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"card/mastercard-vi/autonomous": r.get(r.row("card.json", "B6", "card/mastercard-vi/autonomous"), "input", "presented"),
 	}
 	out["x402/exact/hedera/transfer-executor"] = b6("x402-exact-hedera-transfer-executor.json")
+	out["mpp/session/hedera"] = r.get(r.row(session, "B6", "mpp/session/hedera"), "input", "presented")
 	if r.err != nil {
 		return nil, r.err
 	}

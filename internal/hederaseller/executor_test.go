@@ -147,3 +147,19 @@ func TestExecutorSellerRefuses(t *testing.T) {
 		t.Fatalf("expired: %d, %v", code, late.LastRejection())
 	}
 }
+
+// The session demo: the opening sent (approve and open in one signer call)
+// and its zero voucher signed, the seller reading the receipt itself; two
+// vouchers and the close; the lying link declined unsigned.
+func TestDemoSession(t *testing.T) {
+	out, paid, err := demo.Play(context.Background(), "session-hedera", "")
+	if err != nil || paid != "50 atomic units of "+SessionToken+" on hedera:testnet in two vouchers, the channel opened and closed" {
+		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
+	}
+	for _, want := range []string{"sent and signed (signer calls: 2)", "a voucher for a cumulative 25", "a voucher for a cumulative 50",
+		"closed at the recorded charge 50", "the escrow holds the deposit of 1000", "declined hash-mismatch; signer calls for it: 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

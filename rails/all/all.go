@@ -53,6 +53,7 @@ func Default() *rails.Registry {
 		hedera.Exact{},
 		hedera.Charge{},
 		hedera.Executor{},
+		hedera.Session{},
 		tempo.Memo{},
 		tempo.Push{},
 		tempo.Session{},
