@@ -192,6 +192,13 @@ func (e *relayEth) GetTransactionReceipt(hash common.Hash) (json.RawMessage, err
 	return json.Marshal(rc)
 }
 
+// Channels is how many channels the escrow opened.
+func (r *Relay) Channels() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.Opened)
+}
+
 // ChannelOf is the opened channel id, lowercase, or false.
 func (r *Relay) ChannelOf(id string) (OpenedChannel, bool) {
 	r.mu.Lock()

@@ -64,6 +64,13 @@ type Session struct {
 	lastErr  error
 }
 
+// LastRejection is why the last credential was refused, if it was.
+func (s *Session) LastRejection() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastErr
+}
+
 func (s *Session) challenge() (*jsonv.Object, error) {
 	details := jsonv.Obj("chainId", 296, "escrowContract", EscrowContract)
 	request := jsonv.Obj("amount", strconv.Itoa(sessionPrice), "currency", SessionToken, "methodDetails", details,
