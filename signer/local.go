@@ -90,7 +90,10 @@ func (l *Local) signDigest(digest [32]byte) (string, error) {
 		return "", fmt.Errorf("signer: %w", err)
 	}
 	sig[64] += 27
-	return "0x" + hex.EncodeToString(sig), nil
+	out := make([]byte, 2+2*len(sig))
+	out[0], out[1] = '0', 'x'
+	hex.Encode(out[2:], sig)
+	return string(out), nil
 }
 
 // maxBatch bounds a batch request: an in-channel payment asks for one or two

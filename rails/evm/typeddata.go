@@ -454,6 +454,12 @@ func keccakString(s string) [32]byte {
 	if len(s) > maxRememberedInput {
 		return crypto.Keccak256Hash([]byte(s))
 	}
+	stringHashes.RLock()
+	h, ok := stringHashes.m[s]
+	stringHashes.RUnlock()
+	if ok {
+		return h // looked up by s itself: no copy of it is made
+	}
 	return rememberedKeccak(&stringHashes, []byte(s))
 }
 
