@@ -87,39 +87,50 @@ func chargeChecks(c *jsonv.Object, h atr.Hash, placed bool) (*mpp.Checked, *Invo
 	if !checked.Offers(ChargeID) {
 		return nil, nil, rails.Refuse(mpp.CodeNotThisPairing)
 	}
-	inv, ok := checked.Details.GetString("invoice")
-	if !ok {
-		return nil, nil, rails.Refuse(CodeInvoiceMalformed)
-	}
-	in, err := Decode(inv)
+	in, err := chargeInvoice(checked, h)
 	if err != nil {
 		return nil, nil, err
 	}
+	return checked, in, nil
+}
+
+// chargeInvoice is chargeChecks after the challenge checked and offered
+// the pairing: Build has that from mpp.CheckChosen and does not check the
+// challenge a second time.
+func chargeInvoice(checked *mpp.Checked, h atr.Hash) (*Invoice, error) {
+	inv, ok := checked.Details.GetString("invoice")
+	if !ok {
+		return nil, rails.Refuse(CodeInvoiceMalformed)
+	}
+	in, err := Decode(inv)
+	if err != nil {
+		return nil, err
+	}
 	if d, err := in.DescriptionHash32(); err != nil || d != h.String() {
-		return nil, nil, rails.Refuse(CodeCarrierNotChallenge)
+		return nil, rails.Refuse(CodeCarrierNotChallenge)
 	}
 	if in.Description != nil {
-		return nil, nil, rails.Refuse(CodeDescriptionInline)
+		return nil, rails.Refuse(CodeDescriptionInline)
 	}
 	if checked.Request.Has("description") {
-		return nil, nil, rails.Refuse(CodeDescriptionPresent)
+		return nil, rails.Refuse(CodeDescriptionPresent)
 	}
 	if ph, _ := checked.Details.GetString("paymentHash"); ph != hex.EncodeToString(in.PaymentHash[:]) {
-		return nil, nil, rails.Refuse(CodePaymentHashMismatch)
+		return nil, rails.Refuse(CodePaymentHashMismatch)
 	}
 	if n, has := checked.Details.Get("network"); has {
 		if s, _ := n.(string); mppNetworks[s] != in.Currency || s == "" {
-			return nil, nil, rails.Refuse(CodeCurrencyNetwork)
+			return nil, rails.Refuse(CodeCurrencyNetwork)
 		}
 	}
 	if checked.Expires > in.ExpiresAt() {
-		return nil, nil, rails.Refuse(CodeExpiresAfterInvoice)
+		return nil, rails.Refuse(CodeExpiresAfterInvoice)
 	}
 	sat, ok := new(big.Int).SetString(mpp.String(checked.Request, "amount"), 10)
 	if !ok || in.AmountMsat == nil || new(big.Int).Mul(sat, big.NewInt(1000)).Cmp(in.AmountMsat) != 0 {
-		return nil, nil, rails.Refuse(CodeAmountMismatch)
+		return nil, rails.Refuse(CodeAmountMismatch)
 	}
-	return checked, in, nil
+	return in, nil
 }
 
 type chargeUnsigned struct {
@@ -137,10 +148,11 @@ func (Charge) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, e
 	if !ok || !ok2 || !ok3 {
 		return nil, rails.Refuse(mpp.CodeInputMalformed)
 	}
-	if _, err := mpp.CheckChosen(challenge, ChargeID, h); err != nil {
+	checked, err := mpp.CheckChosen(challenge, ChargeID, h)
+	if err != nil {
 		return nil, err
 	}
-	checked, in, err := chargeChecks(challenge, h, true)
+	in, err := chargeInvoice(checked, h)
 	if err != nil {
 		return nil, err
 	}

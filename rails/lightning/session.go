@@ -84,20 +84,30 @@ func sessionChecks(c *jsonv.Object, h atr.Hash, placed bool) (*mpp.Checked, *Inv
 	if !checked.Offers(SessionID) {
 		return nil, nil, rails.Refuse(mpp.CodeNotThisPairing)
 	}
-	in, err := depositInvoice(checked, h)
+	in, err := sessionInvoice(checked, h)
 	if err != nil {
 		return nil, nil, err
 	}
+	return checked, in, nil
+}
+
+// sessionInvoice is sessionChecks after the challenge checked and offered
+// the pairing (Build has that from mpp.CheckChosen).
+func sessionInvoice(checked *mpp.Checked, h atr.Hash) (*Invoice, error) {
+	in, err := depositInvoice(checked, h)
+	if err != nil {
+		return nil, err
+	}
 	if in.Description != nil {
-		return nil, nil, rails.Refuse(CodeDescriptionInline)
+		return nil, rails.Refuse(CodeDescriptionInline)
 	}
 	if checked.Request.Has("description") {
-		return nil, nil, rails.Refuse(CodeDescriptionPresent)
+		return nil, rails.Refuse(CodeDescriptionPresent)
 	}
 	if checked.Expires > in.ExpiresAt() {
-		return nil, nil, rails.Refuse(CodeExpiresAfterInvoice)
+		return nil, rails.Refuse(CodeExpiresAfterInvoice)
 	}
-	return checked, in, nil
+	return in, nil
 }
 
 // depositInvoice reads the request's deposit invoice: it verifies, its h
@@ -151,10 +161,11 @@ func (Session) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, 
 	if !ok || !ok2 || !ok3 {
 		return nil, rails.Refuse(mpp.CodeInputMalformed)
 	}
-	if _, err := mpp.CheckChosen(challenge, SessionID, h); err != nil {
+	checked, err := mpp.CheckChosen(challenge, SessionID, h)
+	if err != nil {
 		return nil, err
 	}
-	checked, in, err := sessionChecks(challenge, h, true)
+	in, err := sessionInvoice(checked, h)
 	if err != nil {
 		return nil, err
 	}
