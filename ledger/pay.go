@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"sync"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails"
+	"github.com/termsgate/termsgate/rails/all"
 )
 
 // Budget is s as a pay.Budget, for pay.PolicyConfig.Budget: the policy's
@@ -61,6 +63,13 @@ func (j journal) Record(ctx context.Context, r *pay.Result) (string, error) {
 	if r.Signed != nil {
 		p.Signed = jsonv.Marshal(r.Signed)
 	}
+	// A payment that carries the operator's secret (a processor token,
+	// card data) is kept redacted, its header replaced by RedactedHeader:
+	// it cannot be presented again (Unanswered gives it up), but the
+	// secret never rests in the store.
+	if rd, ok := redactorOf(r.Pairing); ok && r.Signed != nil {
+		p.Signed, p.Header = jsonv.Marshal(rd.Redact(r.Signed)), RedactedHeader
+	}
 	if err := j.s.Record(ctx, p); err != nil {
 		return "", err
 	}
@@ -72,10 +81,23 @@ func (j journal) Answered(ctx context.Context, id string, status int) error {
 }
 
 func (j journal) Unanswered(ctx context.Context, url string) (string, *pay.Result, error) {
-	p, err := j.s.Claim(ctx, url)
-	if err != nil || p == nil {
-		return "", nil, err
+	for {
+		p, err := j.s.Claim(ctx, url)
+		if err != nil || p == nil {
+			return "", nil, err
+		}
+		if p.Header != RedactedHeader {
+			return j.result(p)
+		}
+		// Kept redacted (Record): nothing to present again, so given up
+		// unanswered, as an expired payment is.
+		if err := j.s.Answer(ctx, p.ID, 0); err != nil {
+			return "", nil, err
+		}
 	}
+}
+
+func (j journal) result(p *Payment) (string, *pay.Result, error) {
 	r, err := p.Result()
 	if err != nil {
 		j.s.Unhold(p.ID)
@@ -85,6 +107,22 @@ func (j journal) Unanswered(ctx context.Context, url string) (string, *pay.Resul
 }
 
 func (j journal) Unsent(_ context.Context, id string) { j.s.Unhold(id) }
+
+// RedactedHeader is what the journal keeps as the header of a payment that
+// carried the operator's secret (rails.Redactor): never a header value sent.
+const RedactedHeader = "(redacted: the payment carried the operator's secret and cannot be presented again)"
+
+var registry = sync.OnceValue(all.Default)
+
+// redactorOf is the pairing's rails.Redactor, when it has one.
+func redactorOf(pairing string) (rails.Redactor, bool) {
+	p, ok := registry().Lookup(pairing)
+	if !ok {
+		return nil, false
+	}
+	rd, ok := p.(rails.Redactor)
+	return rd, ok
+}
 
 // Result is the journaled payment as the pay.Result that was sent (without
 // the seller's answer).
