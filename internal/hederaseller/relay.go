@@ -12,10 +12,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
 )
 
@@ -99,27 +99,33 @@ func word(b []byte) common.Hash { return common.BytesToHash(b) }
 
 // SendRawTransaction lands tx in the next block (see Relay).
 func (e *relayEth) SendRawTransaction(raw hexutil.Bytes) (common.Hash, error) {
-	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(raw); err != nil {
+	// rails/evm's strict reader, not go-ethereum's core/types: this seller
+	// is linked into the CLI, whose payment path stays light
+	// (internal/depcheck).
+	tx, err := evm.DecodeEIP1559(raw)
+	if err != nil {
 		return common.Hash{}, fmt.Errorf("invalid transaction: %v", err)
 	}
-	if tx.ChainId().Uint64() != 296 || tx.To() == nil {
+	if !tx.ChainID.IsUint64() || tx.ChainID.Uint64() != 296 || tx.To == nil {
 		return common.Hash{}, errors.New("invalid chain id, or a contract creation")
 	}
-	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+	from, err := tx.Sender()
 	if err != nil {
 		return common.Hash{}, fmt.Errorf("invalid signature: %v", err)
 	}
 	r := e.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if tx.Nonce() != r.nonces[from] {
+	if tx.Nonce != r.nonces[from] {
 		return common.Hash{}, errors.New("nonce too low or too high")
 	}
 	r.nonces[from]++
 	r.block++
-	hash := tx.Hash()
-	logs, ok := r.execute(from, *tx.To(), tx.Data())
+	hash, err := tx.Hash()
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("invalid transaction: %v", err)
+	}
+	logs, ok := r.execute(from, *tx.To, tx.Data)
 	status := hexutil.Uint64(1)
 	if !ok {
 		status, logs = 0, []any{}
@@ -129,7 +135,7 @@ func (e *relayEth) SendRawTransaction(raw hexutil.Bytes) (common.Hash, error) {
 		m["transactionHash"], m["blockNumber"] = hash, hexutil.Uint64(r.block)
 	}
 	r.receipts[hash] = map[string]any{"transactionHash": hash, "status": status, "blockNumber": hexutil.Uint64(r.block),
-		"from": from, "to": tx.To(), "logs": logs}
+		"from": from, "to": tx.To, "logs": logs}
 	return hash, nil
 }
 

@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/atr"
@@ -232,19 +231,22 @@ func (s *Seller) verify(header string) error {
 	if !onChain {
 		return errors.New("the named deposit is not on the chain")
 	}
-	var tx types.Transaction
-	if err := tx.UnmarshalBinary(raw); err != nil {
+	// rails/evm's strict reader, not go-ethereum's core/types: this seller
+	// is linked into the CLI, whose payment path stays light
+	// (internal/depcheck).
+	tx, err := evm.DecodeEIP1559(raw)
+	if err != nil {
 		return err
 	}
-	from, err := types.Sender(types.LatestSignerForChainID(big.NewInt(Chain)), &tx)
+	from, err := tx.Sender()
 	if err != nil {
 		return err
 	}
 	amount, _ := new(big.Int).SetString(Amount, 10)
 	want := evm.TransferCalldata(depositAddr, amount)
 	payer, _ := mpp.SourceAddress(mpp.String(cred, "source"))
-	if tx.ChainId().Int64() != Chain || tx.To() == nil || *tx.To() != common.HexToAddress(USDC) || !bytes.Equal(tx.Data(), want) ||
-		tx.Value().Sign() != 0 || !strings.EqualFold(from.Hex(), payer) {
+	if tx.ChainID.Cmp(big.NewInt(Chain)) != 0 || tx.To == nil || *tx.To != common.HexToAddress(USDC) || !bytes.Equal(tx.Data, want) ||
+		tx.Value.Sign() != 0 || !strings.EqualFold(from.Hex(), payer) {
 		return errors.New("the named transaction is not the deposit this challenge asked for")
 	}
 	s.mu.Lock()
