@@ -1,8 +1,8 @@
-// Package aptos holds what x402/exact/aptos needs of Aptos so far: a strict
-// BCS codec of the RawTransaction of an entry-function call, the x402
-// fungible-asset transfer read out of it, and the instrument's normal form
-// and id digest, which a reference names. The pairing is not written yet:
-// no signing request, no registry line (docs/aptos.md).
+// Package aptos holds x402/exact/aptos (exact.go) and what it needs of
+// Aptos: a strict BCS codec of the RawTransaction of an entry-function
+// call, the x402 fungible-asset transfer read out of it, the instrument's
+// normal form and id digest, which a reference names, and the seller's
+// status check (docs/aptos.md).
 package aptos
 
 import (
@@ -161,8 +161,18 @@ func writeType(w *bcs.Writer, t TypeTag) {
 // an entry function (variant 2; any other is aptos/not-entry-function);
 // its bytes must be what Encode writes back (aptos/tx-malformed).
 func DecodeRawTransaction(b []byte) (*RawTransaction, error) {
-	if len(b) > MaxTxBytes {
+	t, n, err := decodeRawPrefix(b)
+	if err == nil && n != len(b) {
 		return nil, ErrMalformed
+	}
+	return t, err
+}
+
+// decodeRawPrefix reads the RawTransaction b starts with and how many bytes
+// it took; those bytes must be what Encode writes back.
+func decodeRawPrefix(b []byte) (*RawTransaction, int, error) {
+	if len(b) > MaxTxBytes {
+		return nil, 0, ErrMalformed
 	}
 	r := bcs.NewReader(b)
 	t := &RawTransaction{}
@@ -170,10 +180,10 @@ func DecodeRawTransaction(b []byte) (*RawTransaction, error) {
 	t.SequenceNumber = r.U64()
 	variant := r.ULEB128()
 	if r.Err() != nil {
-		return nil, ErrMalformed
+		return nil, 0, ErrMalformed
 	}
 	if variant != 2 {
-		return nil, ErrNotEntryFunction
+		return nil, 0, ErrNotEntryFunction
 	}
 	p := &t.Payload
 	copy(p.Module[:], r.Fixed(32))
@@ -187,10 +197,10 @@ func DecodeRawTransaction(b []byte) (*RawTransaction, error) {
 		p.Args = append(p.Args, r.Bytes(MaxArgBytes))
 	}
 	t.MaxGasAmount, t.GasUnitPrice, t.Expiration, t.ChainID = r.U64(), r.U64(), r.U64(), r.U8()
-	if r.Done() != nil || string(t.Encode()) != string(b) {
-		return nil, ErrMalformed
+	if r.Err() != nil || string(t.Encode()) != string(b[:r.Offset()]) {
+		return nil, 0, ErrMalformed
 	}
-	return t, nil
+	return t, r.Offset(), nil
 }
 
 // Encode writes the transaction in BCS.
@@ -269,3 +279,18 @@ func NormalForm(sender Address, sequence uint64, tr Transfer) *jsonv.Object {
 // no whitespace): what a reference names the payment by before it has a
 // hash.
 func IDDigest(normal *jsonv.Object) [32]byte { return sha256.Sum256(jsonv.Canonical(normal)) }
+
+// TransferTransaction is the RawTransaction of the x402 transfer tr from
+// sender at sequence, with the gas, expiration and chain id given.
+func TransferTransaction(sender Address, sequence uint64, tr Transfer, maxGas, gasPrice, expiration uint64, chain uint8) *RawTransaction {
+	amount := make([]byte, 8)
+	for i := range 8 {
+		amount[i] = byte(tr.Amount >> (8 * i))
+	}
+	meta := &StructTag{Address: framework, Module: "fungible_asset", Name: "Metadata"}
+	return &RawTransaction{Sender: sender, SequenceNumber: sequence,
+		Payload: EntryFunction{Module: framework, Name: "primary_fungible_store", Function: "transfer",
+			TypeArgs: []TypeTag{{Variant: 7, Struct: meta}},
+			Args:     [][]byte{append([]byte{}, tr.Metadata[:]...), append([]byte{}, tr.Recipient[:]...), amount}},
+		MaxGasAmount: maxGas, GasUnitPrice: gasPrice, Expiration: expiration, ChainID: chain}
+}
