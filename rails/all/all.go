@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/algorand"
+	"github.com/termsgate/termsgate/rails/aptos"
 	"github.com/termsgate/termsgate/rails/card"
 	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/checkout"
@@ -70,6 +71,7 @@ func Default() *rails.Registry {
 		tron.Exact{},
 		lightning.Session{},
 		sui.Exact{},
+		aptos.Exact{},
 		near.Exact{},
 		tvm.Exact{},
 		checkout.AP2{},

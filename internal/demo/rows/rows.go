@@ -7,6 +7,7 @@ package rows
 import (
 	_ "github.com/termsgate/termsgate/internal/agreementseller"   // x402/batch-settlement/cloudflare, x402/exact/eip155/erc7710
 	_ "github.com/termsgate/termsgate/internal/algorandseller"    // x402/exact/algorand
+	_ "github.com/termsgate/termsgate/internal/aptosseller"       // x402/exact/aptos (docs/aptos.md)
 	_ "github.com/termsgate/termsgate/internal/cardanoseller"     // x402/exact/cardano
 	_ "github.com/termsgate/termsgate/internal/cardseller"        // card/visa-tap, card/mastercard-vi/*, card/seller-reference, mpp/charge/card (docs/cards.md)
 	_ "github.com/termsgate/termsgate/internal/checkoutseller"    // ap2, ucp, acp and ack checkouts (docs/checkout.md)
