@@ -311,33 +311,129 @@ func txRefusal(err error) error {
 // of {transaction, senderAuthenticator}, the transaction's bytes followed
 // by its fee payer option (none here).
 func X402Payload(raw, authenticator []byte) string {
-	list := func(b []byte) []jsonv.Value {
-		out := make([]jsonv.Value, len(b))
-		for i, c := range b {
-			out[i] = jsonv.Number(c)
-		}
-		return out
-	}
-	simple := append(append(make([]byte, 0, len(raw)+1), raw...), 0)
-	j := jsonv.Marshal(jsonv.Obj("transaction", list(simple), "senderAuthenticator", list(authenticator)))
+	j := make([]byte, 0, 4*(len(raw)+len(authenticator))+48)
+	j = append(j, `{"transaction":`...)
+	j = appendByteList(j, raw, true)
+	j = append(j, `,"senderAuthenticator":`...)
+	j = appendByteList(j, authenticator, false)
+	j = append(j, '}')
 	return base64.StdEncoding.EncodeToString(j)
 }
 
-// byteList reads a JSON list of byte values.
-func byteList(v jsonv.Value, max int) ([]byte, bool) {
-	a, ok := jsonv.AsArray(v)
-	if !ok || len(a) > max {
+func appendByteList(j, b []byte, noFeePayer bool) []byte {
+	j = append(j, '[')
+	for i, c := range b {
+		if i > 0 {
+			j = append(j, ',')
+		}
+		j = strconv.AppendUint(j, uint64(c), 10)
+	}
+	if noFeePayer {
+		if len(b) > 0 {
+			j = append(j, ',')
+		}
+		j = append(j, '0')
+	}
+	return append(j, ']')
+}
+
+// jsonScan reads x402's payload form strictly: one object of exactly the
+// members transaction and senderAuthenticator (in either order, once
+// each), each a list of byte values written as JSON integers 0 to 255
+// without leading zeros, JSON whitespace between tokens, nothing after.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScan) ws() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *jsonScan) eat(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *jsonScan) key() (string, bool) {
+	if !s.eat('"') {
+		return "", false
+	}
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] != '"' && s.b[s.i] != '\\' && s.b[s.i] >= 0x20 {
+		s.i++
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return "", false
+	}
+	k := string(s.b[start:s.i])
+	s.i++
+	return k, s.eat(':')
+}
+
+func (s *jsonScan) list(max int) ([]byte, bool) {
+	if !s.eat('[') {
 		return nil, false
 	}
-	out := make([]byte, len(a))
-	for i, e := range a {
-		n, ok := jsonv.AsSafeInt(e)
-		if !ok || n < 0 || n > 255 {
+	out := make([]byte, 0, 320)
+	if s.eat(']') {
+		return out, true
+	}
+	for {
+		s.ws()
+		start, n := s.i, 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' && s.i-start < 4 {
+			n = n*10 + int(s.b[s.i]-'0')
+			s.i++
+		}
+		d := s.i - start
+		if d == 0 || d > 1 && s.b[start] == '0' || n > 255 || len(out) == max {
 			return nil, false
 		}
-		out[i] = byte(n)
+		out = append(out, byte(n))
+		if s.eat(']') {
+			return out, true
+		}
+		if !s.eat(',') {
+			return nil, false
+		}
 	}
-	return out, true
+}
+
+// scanX402Form reads the form's two lists; false for anything else.
+func scanX402Form(b []byte) (simple, auth []byte, ok bool) {
+	s := &jsonScan{b: b}
+	if !s.eat('{') {
+		return nil, nil, false
+	}
+	for i := range 2 {
+		k, okK := s.key()
+		if !okK {
+			return nil, nil, false
+		}
+		switch {
+		case k == "transaction" && simple == nil:
+			simple, okK = s.list(MaxTxBytes + 33)
+		case k == "senderAuthenticator" && auth == nil:
+			auth, okK = s.list(256)
+		default:
+			okK = false
+		}
+		if !okK || i == 0 && !s.eat(',') {
+			return nil, nil, false
+		}
+	}
+	if !s.eat('}') {
+		return nil, nil, false
+	}
+	s.ws()
+	return simple, auth, s.i == len(s.b)
 }
 
 // DecodePayload reads payload.transaction: padded standard base64 of
@@ -355,8 +451,8 @@ func DecodePayload(text string) (*Signed, error) {
 		return nil, rails.Refuse(CodeTxMalformed)
 	}
 	if b[0] == '{' {
-		if v, err := jsonv.ParseDepth(b, 3); err == nil {
-			return decodeX402Form(v)
+		if simple, auth, ok := scanX402Form(b); ok {
+			return decodeX402Form(simple, auth)
 		}
 	}
 	return DecodeSignedTransaction(b)
@@ -404,16 +500,7 @@ func TransactionHash(signed []byte) [32]byte {
 	return sha3.Sum256(m)
 }
 
-func decodeX402Form(v jsonv.Value) (*Signed, error) {
-	o, _ := jsonv.AsObject(v)
-	if o == nil || o.Len() != 2 {
-		return nil, rails.Refuse(CodeTxMalformed)
-	}
-	simple, ok1 := byteList(valueOf(o, "transaction"), MaxTxBytes+33)
-	auth, ok2 := byteList(valueOf(o, "senderAuthenticator"), 256)
-	if !ok1 || !ok2 {
-		return nil, rails.Refuse(CodeTxMalformed)
-	}
+func decodeX402Form(simple, auth []byte) (*Signed, error) {
 	t, n, err := decodeRawPrefix(simple)
 	if err != nil {
 		return nil, txRefusal(err)
@@ -421,8 +508,8 @@ func decodeX402Form(v jsonv.Value) (*Signed, error) {
 	s := &Signed{Tx: t, Raw: simple[:n]}
 	r := bcs.NewReader(simple[n:])
 	if r.Option() {
-		fp := Address(r.Fixed(32))
-		if r.Err() == nil {
+		if b := r.Fixed(32); r.Err() == nil {
+			fp := Address(b)
 			s.FeePayer = &fp
 		}
 	}
