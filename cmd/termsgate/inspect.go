@@ -16,6 +16,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/algorand"
+	"github.com/termsgate/termsgate/rails/aptos"
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -124,6 +125,13 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 			return guard("stacks.InspectTransaction", func() (rails.Inspection, error) { return stacks.InspectTransaction(s) })
 		}
 		return guard("xrpl.InspectBlob", func() (rails.Inspection, error) { return xrpl.InspectBlob(s) })
+	}
+	// An Aptos payload transaction: x402's JSON form (an object of two
+	// byte lists) or a BCS SignedTransaction, both read strictly.
+	if b, ok := stellar.DecodeBase64(s); ok && len(b) > 0 {
+		if in, err := guard("aptos.InspectTransaction", func() (rails.Inspection, error) { return aptos.InspectTransaction(s, "") }); err == nil {
+			return in, nil
+		}
 	}
 	if o, err := x402.DecodeHeader(s); err == nil {
 		return inspectJSON(o, name)
