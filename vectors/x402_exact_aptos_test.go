@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/termsgate/termsgate/gate"
@@ -259,10 +260,22 @@ func TestX402ExactAptos(t *testing.T) {
 				}
 				switch want {
 				case "aptos/tx-malformed":
-					if c[2] == 't' { // a transaction that is not padded standard base64
-						refuses("unpadded", payment(good[:len(good)-1], true))
-						refuses("url alphabet", payment(base64.URLEncoding.EncodeToString(append(append([]byte{}, raw...), 0xfb, 0xff)), true))
+					if strings.Contains(c, "base64") {
 						refuses("a newline", payment(good[:8]+"\n"+good[8:], true))
+						// A raw SignedTransaction that reads in standard base64,
+						// in the URL alphabet.
+						sig := ed25519.Sign(key, aptos.SigningMessage(raw, nil))
+						st := append(append([]byte{}, raw...), aptos.Ed25519Authenticator(key.Public().(ed25519.PublicKey), sig)...)
+						std, url := base64.StdEncoding.EncodeToString(st), base64.URLEncoding.EncodeToString(st)
+						if _, err := aptos.PaymentReference(payment(std, true)); err != nil || std == url {
+							t.Fatalf("the standard form: %v (same text in both alphabets: %v)", err, std == url)
+						}
+						refuses("url alphabet", payment(url, true))
+						// 364 bytes: standard base64 pads with "==".
+						if !strings.HasSuffix(std, "==") {
+							t.Fatalf("%d bytes, no padding", len(st))
+						}
+						refuses("unpadded", payment(strings.TrimRight(std, "="), true))
 						return
 					}
 					for _, n := range []int{0, 10, 40, len(raw) - 1} {
