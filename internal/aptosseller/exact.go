@@ -199,5 +199,24 @@ func run(ctx context.Context, s *demo.Session) error {
 		return err
 	}
 	s.Paid(demo.Amount(Price, 8, "APT", Network) + ", after an agreement payment of " + demo.Amount(amount, 6, "USDC", network))
+	say("5. the same payment again")
+	resp, _, err = demo.Get(ctx, client, resource, "PAYMENT-SIGNATURE", x402.EncodeHeader(paid.Signed))
+	if err != nil {
+		return fail(err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		return fail("the node committed one transfer twice")
+	}
+	say("   %d: %v", resp.StatusCode, seller.LastRejection())
+	say("6. the same seller now serves other bytes at the link while its 402 still advertises H")
+	seller.Agreements.Lie(demo.Changed(demo.ATR))
+	before := wallet.Calls() + agreer.Calls()
+	_, err = g.Transact(ctx, doc, aptos.ExactID, wallet, &gate.TransactOptions{AgreementSigner: agreer})
+	var d *gate.Decline
+	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
+		return fail("the changed terms were not declined:", err)
+	}
+	say("   declined %s: %s", d.Code, d.Detail)
+	say("   signer calls for it: %d; nothing was sent", wallet.Calls()+agreer.Calls()-before)
 	return nil
 }

@@ -16,7 +16,8 @@ func TestDemoExact(t *testing.T) {
 	if err != nil || !strings.Contains(paid, "on aptos:2") {
 		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
 	}
-	for _, want := range []string{"approval asked", "receipt: agreed to", "answered 200", "read it settled"} {
+	for _, want := range []string{"approval asked", "receipt: agreed to", "answered 200", "read it settled",
+		"SEQUENCE_NUMBER_TOO_OLD", "declined hash-mismatch", "signer calls for it: 0"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("no %q in\n%s", want, out)
 		}
