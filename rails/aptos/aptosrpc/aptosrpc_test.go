@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/termsgate/termsgate/internal/cost"
 	"github.com/termsgate/termsgate/internal/loopback"
+	"github.com/termsgate/termsgate/internal/rpcanswer"
 	"github.com/termsgate/termsgate/rails/aptos"
 )
 
@@ -135,4 +137,40 @@ func TestClientErrors(t *testing.T) {
 	if _, err := odd.Submit(ctx, []byte{1}); err == nil {
 		t.Fatal("a failed submission read")
 	}
+}
+
+// FuzzNodeAnswers: any answer body to every read gives the client a value
+// or an error, never a panic, and the status read over it is one of its
+// states. Seeds are the loopback Node's own answers.
+func FuzzNodeAnswers(f *testing.F) {
+	n := NewNode(2, 100, 1_790_000_000_000_000)
+	n.SetSequence(aptos.Address{1}, 5)
+	rec := &rpcanswer.Recorder{Handler: n}
+	ctx := context.Background()
+	c := &Client{URL: "http://node.invalid", Net: "aptos:2", HTTP: &http.Client{Transport: rec}}
+	_, _ = c.ChainID(ctx)
+	_, _ = c.SequenceNumber(ctx, aptos.Address{1})
+	_, _ = c.GasUnitPrice(ctx)
+	_, _ = c.BySequence(ctx, aptos.Address{1}, 5)
+	for _, a := range rec.Answers {
+		f.Add(a)
+	}
+	f.Add([]byte(`[{"type":"user_transaction","sender":"0x1","sequence_number":"5","success":true,"version":"1"}]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		cost.Bound(t, len(body), func() {
+			c := &Client{URL: "http://node.invalid", Net: "aptos:2", HTTP: &http.Client{Transport: rpcanswer.Fixed(body)}}
+			_, _ = c.ChainID(ctx)
+			_, _ = c.LedgerUsecs(ctx)
+			_, _ = c.SequenceNumber(ctx, aptos.Address{1})
+			_, _ = c.GasUnitPrice(ctx)
+			_, _ = c.ByHash(ctx, [32]byte{2})
+			_, _ = c.BySequence(ctx, aptos.Address{1}, 5)
+			_, _ = c.Submit(ctx, []byte{0})
+			h := [32]byte{2}
+			s := aptos.PaymentStatus(ctx, aptos.Reference{Network: "aptos:2", Sender: aptos.Address{1}, Sequence: 5, Transaction: &h}, c)
+			if s.State != "settled" && s.State != "pending" && s.State != "failed" {
+				t.Fatalf("state %q", s.State)
+			}
+		})
+	})
 }
