@@ -46,7 +46,18 @@ func IsChallengeShape(v jsonv.Value) (*jsonv.Object, bool) {
 // an LCP key), methodDetails an object when present (mpp/request-malformed),
 // then the method's own check, which names the pairings offered.
 func CheckChallenge(v jsonv.Value, placed bool) (*Checked, error) {
-	c, err := readChallenge(v, placed, func(intentMethod string) bool {
+	return checkChallenge(v, placed, nil)
+}
+
+// decodedParts are a challenge's request and opaque already decoded from
+// that very challenge's text (ChallengeBound), or nil.
+type decodedParts struct {
+	request, opaque *jsonv.Object
+}
+
+// checkChallenge is CheckChallenge, reusing pre's decodings when given.
+func checkChallenge(v jsonv.Value, placed bool, pre *decodedParts) (*Checked, error) {
+	c, err := readChallenge(v, placed, pre, func(intentMethod string) bool {
 		_, ok := methodChecks[intentMethod]
 		return ok
 	})
@@ -63,7 +74,7 @@ func CheckChallenge(v jsonv.Value, placed bool) (*Checked, error) {
 
 // readChallenge is checkChallenge up to the method's own check, for the
 // intents and methods served names (others are mpp/not-this-pairing).
-func readChallenge(v jsonv.Value, placed bool, served func(intentMethod string) bool) (*Checked, error) {
+func readChallenge(v jsonv.Value, placed bool, pre *decodedParts, served func(intentMethod string) bool) (*Checked, error) {
 	c, ok := IsChallengeShape(v)
 	if !ok {
 		return nil, refuse(CodeChallengeMalformed)
@@ -78,14 +89,20 @@ func readChallenge(v jsonv.Value, placed bool, served func(intentMethod string) 
 	if !has || !ok {
 		return nil, refuse(CodeExpiresRequired)
 	}
-	reqText, _ := c.GetString("request")
-	request, ok := DecodeObject(reqText)
-	if !ok {
-		return nil, refuse(CodeRequestMalformed)
+	var request *jsonv.Object
+	if pre != nil {
+		request = pre.request
+	} else {
+		reqText, _ := c.GetString("request")
+		if request, ok = DecodeObject(reqText); !ok {
+			return nil, refuse(CodeRequestMalformed)
+		}
 	}
 	if opaque, has := c.GetString("opaque"); has {
-		m, ok := DecodeStringMap(opaque)
-		if !ok {
+		m := (*jsonv.Object)(nil)
+		if pre != nil {
+			m = pre.opaque
+		} else if m, ok = DecodeStringMap(opaque); !ok {
 			return nil, refuse(CodeOpaqueMalformed)
 		}
 		if !placed {

@@ -139,6 +139,10 @@ type Bound struct {
 	Challenge  *jsonv.Object
 	Payload    *jsonv.Object
 	Checked    *Checked
+
+	// The echoed challenge's request and opaque as ChallengeBound decoded
+	// them, so that Echoed's challenge check does not decode them again.
+	decoded *decodedParts
 }
 
 // ChallengeBound runs the shared first steps of every MPP bound (docs/protocol.md, "MPP",
@@ -168,11 +172,13 @@ func ChallengeBound(presented jsonv.Value) (*Bound, error) {
 	if !has || !ok || !lc.Equal(h) {
 		return nil, refuse(CodeOpaqueNotThisHash)
 	}
-	request, _ := challenge.GetString("request")
-	if _, ok := DecodeObject(request); !ok {
+	requestText, _ := challenge.GetString("request")
+	request, ok := DecodeObject(requestText)
+	if !ok {
 		return nil, refuse(CodeRequestMalformed)
 	}
-	return &Bound{H: h, Credential: cred, Challenge: challenge, Payload: payload}, nil
+	return &Bound{H: h, Credential: cred, Challenge: challenge, Payload: payload,
+		decoded: &decodedParts{request: request, opaque: m}}, nil
 }
 
 // Echoed is ChallengeBound, then the echoed challenge checked as placed and
@@ -182,7 +188,7 @@ func Echoed(presented jsonv.Value, pairing string) (*Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	checked, err := CheckChallenge(b.Challenge, true)
+	checked, err := checkChallenge(b.Challenge, true, b.decoded)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ const (
 // termsgate builds no pairing for, only the network member is read
 // (network_rails.go).
 func Network(v jsonv.Value) (string, error) {
-	c, err := readChallenge(v, true, func(intentMethod string) bool {
+	c, err := readChallenge(v, true, nil, func(intentMethod string) bool {
 		_, served := methodChecks[intentMethod]
 		_, named := railNetworks[intentMethod]
 		return served || named
