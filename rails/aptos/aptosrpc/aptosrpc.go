@@ -12,21 +12,16 @@
 package aptosrpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/aptos"
+	"github.com/termsgate/termsgate/rails/restjson"
 )
-
-// maxAnswer bounds one answer.
-const maxAnswer = 1 << 20
 
 // ContentTypeSignedBCS is the content type of a BCS SignedTransaction.
 const ContentTypeSignedBCS = "application/x.aptos.signed_transaction+bcs"
@@ -55,89 +50,30 @@ type Error struct {
 
 func (e *Error) Error() string { return "aptosrpc: " + e.Path + ": " + e.Detail }
 
-// do sends one request and reads its JSON answer; a 404 is (nil, nil).
+// do sends one request (a body as ContentTypeSignedBCS) and reads its JSON answer; a 404
+// is (nil, nil).
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (jsonv.Value, error) {
-	fail := func(status int, format string, a ...any) error {
-		return &Error{Path: path, Detail: fmt.Sprintf(format, a...), Status: status}
-	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.URL, "/")+path, rd)
-	if err != nil {
-		return nil, fail(0, "%v", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", ContentTypeSignedBCS)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fail(0, "%v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, fail(resp.StatusCode, "%v", err)
-	}
-	if len(raw) > maxAnswer {
-		return nil, fail(resp.StatusCode, "answer longer than %d bytes", maxAnswer)
-	}
-	if resp.StatusCode == http.StatusNotFound {
-		return nil, nil
-	}
-	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
-		msg := ""
-		if v, err := jsonv.Parse(raw); err == nil {
-			if o, ok := jsonv.AsObject(v); ok {
-				msg, _ = o.GetString("message")
-			}
-		}
-		if len(msg) > 200 {
-			msg = msg[:200]
-		}
-		return nil, fail(resp.StatusCode, "status %d %s", resp.StatusCode, msg)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return nil, fail(resp.StatusCode, "answer is not JSON: %v", err)
-	}
-	return v, nil
+	v, err := c.rest().Do(ctx, method, path, ContentTypeSignedBCS, body)
+	return v, asError(err)
 }
 
 func (c *Client) object(ctx context.Context, path string) (*jsonv.Object, error) {
-	v, err := c.do(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return nil, err
-	}
-	if v == nil {
-		return nil, &Error{Path: path, Detail: "not found", Status: http.StatusNotFound}
-	}
-	o, ok := jsonv.AsObject(v)
-	if !ok {
-		return nil, &Error{Path: path, Detail: "answer is not an object"}
-	}
-	return o, nil
+	o, err := c.rest().Object(ctx, path)
+	return o, asError(err)
 }
 
-// u64 reads a decimal string of a u64 without leading zeros, or a
-// non-negative safe integer (the node writes u64 as strings, some
-// estimates as numbers).
-func u64(v jsonv.Value) (uint64, bool) {
-	if s, ok := v.(string); ok {
-		if s == "" || len(s) > 20 || len(s) > 1 && s[0] == '0' {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(s, 10, 64)
-		return n, err == nil
+func (c *Client) rest() restjson.Client {
+	h := http.Header{}
+	h.Set("Accept", "application/json")
+	return restjson.Client{Base: c.URL, HTTP: c.HTTP, Header: h, OK: []int{http.StatusAccepted}}
+}
+
+// asError gives a restjson failure this package's Error type.
+func asError(err error) error {
+	if e, ok := err.(*restjson.Error); ok {
+		return &Error{Path: e.Path, Detail: e.Detail, Status: e.Status}
 	}
-	n, ok := jsonv.AsSafeInt(v)
-	return uint64(n), ok && n >= 0
+	return err
 }
 
 func member(o *jsonv.Object, k string) jsonv.Value { v, _ := o.Get(k); return v }
@@ -148,7 +84,7 @@ func (c *Client) ledger(ctx context.Context) (*jsonv.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, ok := u64(member(o, "chain_id"))
+	id, ok := restjson.U64(member(o, "chain_id"))
 	want, okW := aptos.ChainID(c.Net)
 	if !ok || !okW || id != uint64(want) {
 		return nil, &Error{Path: "/v1", Detail: fmt.Sprintf("chain_id %v is not %s's", member(o, "chain_id"), c.Net)}
@@ -171,7 +107,7 @@ func (c *Client) LedgerUsecs(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	us, ok := u64(member(o, "ledger_timestamp"))
+	us, ok := restjson.U64(member(o, "ledger_timestamp"))
 	if !ok {
 		return 0, &Error{Path: "/v1", Detail: "ledger_timestamp unreadable"}
 	}
@@ -190,7 +126,7 @@ func (c *Client) SequenceNumber(ctx context.Context, account aptos.Address) (uin
 		return 0, nil
 	}
 	o, _ := jsonv.AsObject(v)
-	n, ok := u64(member(o, "sequence_number"))
+	n, ok := restjson.U64(member(o, "sequence_number"))
 	if !ok {
 		return 0, &Error{Path: path, Detail: "sequence_number unreadable"}
 	}
@@ -203,7 +139,7 @@ func (c *Client) GasUnitPrice(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, ok := u64(member(o, "gas_estimate"))
+	n, ok := restjson.U64(member(o, "gas_estimate"))
 	if !ok || n == 0 || n > 1<<40 {
 		return 0, &Error{Path: "/v1/estimate_gas_price", Detail: "gas_estimate unreadable"}
 	}

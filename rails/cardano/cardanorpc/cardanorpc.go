@@ -10,11 +10,8 @@
 package cardanorpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,11 +19,8 @@ import (
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/cardano"
+	"github.com/termsgate/termsgate/rails/restjson"
 )
-
-// maxAnswer bounds one answer: a transaction's CBOR is at most 64 KiB, 128
-// KiB in hex; a page of unspent outputs is well under it.
-const maxAnswer = 1 << 20
 
 // maxPage is the unspent outputs asked for in one page (Blockfrost's most).
 const maxPage = 100
@@ -56,90 +50,32 @@ type Error struct {
 
 func (e *Error) Error() string { return "cardanorpc: " + e.Path + ": " + e.Detail }
 
-// do sends one request and reads its JSON answer; a 404 is (nil, nil).
+// do sends one request (a body as "application/cbor") and reads its JSON answer; a 404
+// is (nil, nil).
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (jsonv.Value, error) {
-	fail := func(status int, format string, a ...any) error {
-		return &Error{Path: path, Detail: fmt.Sprintf(format, a...), Status: status}
-	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.URL, "/")+path, rd)
-	if err != nil {
-		return nil, fail(0, "%v", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/cbor")
-	}
-	if c.ProjectID != "" {
-		req.Header.Set("project_id", c.ProjectID)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fail(0, "%v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, fail(resp.StatusCode, "%v", err)
-	}
-	if len(raw) > maxAnswer {
-		return nil, fail(resp.StatusCode, "answer longer than %d bytes", maxAnswer)
-	}
-	if resp.StatusCode == http.StatusNotFound {
-		return nil, nil
-	}
-	if resp.StatusCode != http.StatusOK {
-		msg := ""
-		if v, err := jsonv.Parse(raw); err == nil {
-			if o, ok := jsonv.AsObject(v); ok {
-				msg, _ = o.GetString("message")
-			}
-		}
-		if len(msg) > 200 {
-			msg = msg[:200]
-		}
-		return nil, fail(resp.StatusCode, "status %d %s", resp.StatusCode, msg)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return nil, fail(resp.StatusCode, "answer is not JSON: %v", err)
-	}
-	return v, nil
+	v, err := c.rest().Do(ctx, method, path, "application/cbor", body)
+	return v, asError(err)
 }
 
 func (c *Client) object(ctx context.Context, path string) (*jsonv.Object, error) {
-	v, err := c.do(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return nil, err
-	}
-	if v == nil {
-		return nil, &Error{Path: path, Detail: "not found", Status: http.StatusNotFound}
-	}
-	o, ok := jsonv.AsObject(v)
-	if !ok {
-		return nil, &Error{Path: path, Detail: "answer is not an object"}
-	}
-	return o, nil
+	o, err := c.rest().Object(ctx, path)
+	return o, asError(err)
 }
 
-// u64 reads a non-negative safe integer, or a decimal string of one (the
-// API writes some quantities as strings).
-func u64(v jsonv.Value) (uint64, bool) {
-	if s, ok := v.(string); ok {
-		if s == "" || len(s) > 20 || len(s) > 1 && s[0] == '0' {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(s, 10, 64)
-		return n, err == nil
+func (c *Client) rest() restjson.Client {
+	h := http.Header{}
+	if c.ProjectID != "" {
+		h.Set("project_id", c.ProjectID)
 	}
-	n, ok := jsonv.AsSafeInt(v)
-	return uint64(n), ok && n >= 0
+	return restjson.Client{Base: c.URL, HTTP: c.HTTP, Header: h}
+}
+
+// asError gives a restjson failure this package's Error type.
+func asError(err error) error {
+	if e, ok := err.(*restjson.Error); ok {
+		return &Error{Path: e.Path, Detail: e.Detail, Status: e.Status}
+	}
+	return err
 }
 
 // Tip is the latest block's height and slot.
@@ -150,8 +86,8 @@ func (c *Client) Tip(ctx context.Context) (cardano.Tip, error) {
 	}
 	hv, _ := o.Get("height")
 	sv, _ := o.Get("slot")
-	h, ok1 := u64(hv)
-	s, ok2 := u64(sv)
+	h, ok1 := restjson.U64(hv)
+	s, ok2 := restjson.U64(sv)
 	if !ok1 || !ok2 {
 		return cardano.Tip{}, &Error{Path: "/blocks/latest", Detail: "no height or slot"}
 	}
@@ -170,9 +106,9 @@ func (c *Client) Params(ctx context.Context) (cardano.Params, error) {
 	cs, _ := o.Get("coins_per_utxo_size")
 	var p cardano.Params
 	var ok1, ok2, ok3 bool
-	p.MinFeeA, ok1 = u64(a)
-	p.MinFeeB, ok2 = u64(b)
-	p.CoinsPerUTxOByte, ok3 = u64(cs)
+	p.MinFeeA, ok1 = restjson.U64(a)
+	p.MinFeeB, ok2 = restjson.U64(b)
+	p.CoinsPerUTxOByte, ok3 = restjson.U64(cs)
 	if !ok1 || !ok2 || !ok3 || p.MinFeeA > 1<<20 || p.MinFeeB > 1<<32 || p.CoinsPerUTxOByte > 1<<20 {
 		return cardano.Params{}, &Error{Path: path, Detail: "min_fee_a, min_fee_b or coins_per_utxo_size does not read"}
 	}
@@ -199,7 +135,7 @@ func (c *Client) UTxOs(ctx context.Context, addr cardano.Address, limit int) ([]
 		o, ok := jsonv.AsObject(e)
 		h, _ := o.GetString("tx_hash")
 		iv, _ := o.Get("output_index")
-		idx, ok2 := u64(iv)
+		idx, ok2 := restjson.U64(iv)
 		id, err := hex.DecodeString(h)
 		av, _ := o.Get("amount")
 		amounts, ok3 := jsonv.AsArray(av)
@@ -212,7 +148,7 @@ func (c *Client) UTxOs(ctx context.Context, addr cardano.Address, limit int) ([]
 			ao, _ := jsonv.AsObject(a)
 			unit, _ := ao.GetString("unit")
 			qv, _ := ao.Get("quantity")
-			q, ok := u64(qv)
+			q, ok := restjson.U64(qv)
 			if !ok {
 				return nil, &Error{Path: path, Detail: "an amount does not read"}
 			}
@@ -245,8 +181,8 @@ func (c *Client) Transaction(ctx context.Context, txID string, withCBOR bool) (*
 	hv, _ := o.Get("block_height")
 	sv, _ := o.Get("slot")
 	vv, _ := o.Get("valid_contract")
-	h, ok1 := u64(hv)
-	s, ok2 := u64(sv)
+	h, ok1 := restjson.U64(hv)
+	s, ok2 := restjson.U64(sv)
 	valid, ok3 := vv.(bool)
 	if !ok || !ok1 || !ok2 || !ok3 {
 		return nil, &Error{Path: path, Detail: "block_height, slot or valid_contract does not read"}

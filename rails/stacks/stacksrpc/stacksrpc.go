@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/restjson"
 	"github.com/termsgate/termsgate/rails/stacks"
 )
 
@@ -53,54 +54,25 @@ func (e *Error) Error() string { return "stacksrpc: " + e.Path + ": " + e.Detail
 
 // get reads path's JSON answer; a 404 is (nil, nil).
 func (c *Client) get(ctx context.Context, path string) (jsonv.Value, error) {
-	fail := func(status int, format string, a ...any) error {
-		return &Error{Path: path, Detail: fmt.Sprintf(format, a...), Status: status}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.URL, "/")+path, nil)
-	if err != nil {
-		return nil, fail(0, "%v", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fail(0, "%v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	switch {
-	case err != nil:
-		return nil, fail(0, "%v", err)
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, fail(resp.StatusCode, "status %d", resp.StatusCode)
-	case len(raw) > maxAnswer:
-		return nil, fail(0, "answer longer than %d bytes", maxAnswer)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return nil, fail(0, "answer is not JSON: %v", err)
-	}
-	return v, nil
+	v, err := c.rest().Do(ctx, http.MethodGet, path, "", nil)
+	return v, asError(err)
 }
 
 func (c *Client) object(ctx context.Context, path string) (*jsonv.Object, error) {
-	v, err := c.get(ctx, path)
-	if err != nil {
-		return nil, err
+	o, err := c.rest().Object(ctx, path)
+	return o, asError(err)
+}
+
+func (c *Client) rest() restjson.Client {
+	return restjson.Client{Base: c.URL, HTTP: c.HTTP, Header: http.Header{"Accept": {"application/json"}}, Max: maxAnswer}
+}
+
+// asError gives a restjson failure this package's Error type.
+func asError(err error) error {
+	if e, ok := err.(*restjson.Error); ok {
+		return &Error{Path: e.Path, Detail: e.Detail, Status: e.Status}
 	}
-	if v == nil {
-		return nil, &Error{Path: path, Detail: "not found", Status: http.StatusNotFound}
-	}
-	o, ok := jsonv.AsObject(v)
-	if !ok {
-		return nil, &Error{Path: path, Detail: "the answer is not an object"}
-	}
-	return o, nil
+	return err
 }
 
 // count reads a JSON number that is a non-negative safe integer.
