@@ -68,18 +68,17 @@ func (p MPPPermit2) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	if err != nil {
 		return rails.Inspection{}, err
 	}
-	permit, dv, details, deadline, total := pp.permit, pp.detailsValue, pp.details, pp.deadline, pp.total
-	first, _ := jsonv.AsObject(details[0])
+	first, _ := jsonv.AsObject(pp.details[0])
 	network := "eip155:" + strconv.FormatInt(mpp.ChargeChain(e.Checked), 10)
 	asset := mpp.String(e.Checked.Request, "currency")
 	payer, _ := mpp.SourceAddress(mpp.String(e.Credential, "source"))
 	w, _ := e.Payload.GetObject("witness")
 	return rails.Inspection{
 		Pairing: MPPPermit2ID, Kind: "credential", H: h,
-		Grant: rails.Grant{Network: network, Asset: asset, Decimals: rails.KnownDecimals(network, asset), Amount: total,
-			Payer: payer, Payee: mpp.String(first, "to"), PayableUntil: UnixTime(deadline)},
+		Grant: rails.Grant{Network: network, Asset: asset, Decimals: rails.KnownDecimals(network, asset), Amount: pp.total,
+			Payer: payer, Payee: mpp.String(first, "to"), PayableUntil: UnixTime(pp.deadline)},
 		WhereH:  "challenge.id (base64url of H, a dot, the position) and challenge.opaque.legalContext; payload.witness.challengeHash is keccak256(id ‖ realm)",
-		Details: jsonv.Obj("challengeHash", mpp.String(w, "challengeHash"), "nonce", mpp.String(permit, "nonce"), "transferDetails", jsonv.Clone(dv)),
+		Details: jsonv.Obj("challengeHash", mpp.String(w, "challengeHash"), "nonce", mpp.String(pp.permit, "nonce"), "transferDetails", jsonv.Clone(pp.detailsValue)),
 	}, nil
 }
 

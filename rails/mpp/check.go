@@ -99,7 +99,7 @@ func readChallenge(v jsonv.Value, placed bool, pre *decodedParts, served func(in
 		}
 	}
 	if opaque, has := c.GetString("opaque"); has {
-		m := (*jsonv.Object)(nil)
+		var m *jsonv.Object
 		if pre != nil {
 			m = pre.opaque
 		} else if m, ok = DecodeStringMap(opaque); !ok {
