@@ -1,0 +1,151 @@
+package casper
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
+	"golang.org/x/crypto/blake2b"
+	"golang.org/x/crypto/sha3"
+)
+
+// CEP-3009's typed data is EIP-712's encoding
+// (https://eips.ethereum.org/EIPS/eip-712) with a Casper domain, as
+// casper-eip-712 hashes it (https://github.com/mssteuer/casper-eip-712):
+// the domain names the chainspec and the token's contract package hash,
+// and an address (33 bytes, tag and hash) is encoded as its keccak256,
+// since it does not fit EIP-712's 20-byte address word.
+
+const (
+	domainType   = "EIP712Domain(string name,string version,string chain_name,bytes32 contract_package_hash)"
+	transferType = "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+)
+
+var (
+	// DomainTypeHash is keccak256 of the Casper EIP712Domain type.
+	DomainTypeHash = keccak([]byte(domainType))
+	// TransferTypeHash is keccak256 of TransferWithAuthorization's type.
+	TransferTypeHash = keccak([]byte(transferType))
+)
+
+func keccak(parts ...[]byte) [32]byte {
+	h := sha3.NewLegacyKeccak256()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// DomainSeparator is hashStruct of the authorization's domain.
+func (a *Authorization) DomainSeparator() [32]byte {
+	n, v, c := keccak([]byte(a.Name)), keccak([]byte(a.Version)), keccak([]byte(a.ChainName))
+	return keccak(DomainTypeHash[:], n[:], v[:], c[:], a.ContractPackageHash[:])
+}
+
+// addressWord is an address's EIP-712 word: keccak256 of its 33 bytes.
+func addressWord(s string) [32]byte {
+	b, _ := hex.DecodeString(s)
+	return keccak(b)
+}
+
+// StructHash is hashStruct of the TransferWithAuthorization message.
+func (a *Authorization) StructHash() [32]byte {
+	var v, after, before [32]byte
+	a.Value.FillBytes(v[:])
+	a.ValidAfter.FillBytes(after[:])
+	a.ValidBefore.FillBytes(before[:])
+	f, t := addressWord(a.From), addressWord(a.To)
+	return keccak(TransferTypeHash[:], f[:], t[:], v[:], after[:], before[:], a.Nonce[:])
+}
+
+// Digest is the EIP-712 hash the payer's key signs:
+// keccak256(0x19 0x01 ‖ domain separator ‖ struct hash).
+func (a *Authorization) Digest() [32]byte {
+	d, s := a.DomainSeparator(), a.StructHash()
+	return keccak([]byte{0x19, 0x01}, d[:], s[:])
+}
+
+// PublicKey is a Casper public key: its tag (TagEd25519 or TagSecp256k1)
+// and its bytes (32, or 33 compressed).
+type PublicKey struct {
+	Tag  byte
+	Data []byte
+}
+
+var errKey = errors.New("casper: a public key is 01 and 32 bytes of Ed25519, or 02 and 33 bytes of compressed secp256k1, in hex")
+
+// ParsePublicKey reads a tagged public key in hex.
+func ParsePublicKey(s string) (PublicKey, error) {
+	raw, err := hex.DecodeString(s)
+	if err != nil || len(raw) < 1 {
+		return PublicKey{}, errKey
+	}
+	k := PublicKey{Tag: raw[0], Data: raw[1:]}
+	switch {
+	case k.Tag == TagEd25519 && len(k.Data) == ed25519.PublicKeySize:
+	case k.Tag == TagSecp256k1 && len(k.Data) == 33:
+		if _, err := secp256k1.ParsePubKey(k.Data); err != nil {
+			return PublicKey{}, errKey
+		}
+	default:
+		return PublicKey{}, errKey
+	}
+	return k, nil
+}
+
+// String is the key as tagged lowercase hex.
+func (k PublicKey) String() string { return hex.EncodeToString(append([]byte{k.Tag}, k.Data...)) }
+
+// AccountHash is Casper's account hash of the key: BLAKE2b-256 of the
+// algorithm's name, a zero byte and the key's bytes.
+func (k PublicKey) AccountHash() [32]byte {
+	name := "ed25519"
+	if k.Tag == TagSecp256k1 {
+		name = "secp256k1"
+	}
+	buf := make([]byte, 0, len(name)+1+len(k.Data))
+	buf = append(append(append(buf, name...), 0), k.Data...)
+	return blake2b.Sum256(buf)
+}
+
+// AccountAddress is the key's CEP-18 address: 00 and its account hash.
+func (k PublicKey) AccountAddress() string {
+	h := k.AccountHash()
+	return "00" + hex.EncodeToString(h[:])
+}
+
+// Verify checks a tagged signature (hex) of msg under the key: Ed25519
+// over msg, or secp256k1 ECDSA (64 bytes r ‖ s, low s) over SHA-256 of msg,
+// as Casper's keys verify.
+func (k PublicKey) Verify(msg []byte, signature string) bool {
+	raw, err := hex.DecodeString(signature)
+	if err != nil || len(raw) != 65 || raw[0] != k.Tag {
+		return false
+	}
+	sig := raw[1:]
+	switch k.Tag {
+	case TagEd25519:
+		return ed25519.Verify(k.Data, msg, sig)
+	case TagSecp256k1:
+		pub, err := secp256k1.ParsePubKey(k.Data)
+		if err != nil {
+			return false
+		}
+		var r, s secp256k1.ModNScalar
+		if r.SetByteSlice(sig[:32]) || s.SetByteSlice(sig[32:]) || r.IsZero() || s.IsZero() || s.IsOverHalfOrder() {
+			return false
+		}
+		h := sha256.Sum256(msg)
+		return ecdsa.NewSignature(&r, &s).Verify(h[:], pub)
+	}
+	return false
+}
+
+// hexLower is s in lowercase, for comparing hex spellings.
+func hexLower(s string) string { return strings.ToLower(s) }
