@@ -23,6 +23,7 @@ import (
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stacks"
+	"github.com/termsgate/termsgate/rails/starknet"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/sui"
 	"github.com/termsgate/termsgate/rails/tempo"
@@ -47,6 +48,7 @@ PAYMENT is a file (or standard input) holding one of:
   a bare Stellar transaction envelope (base64 XDR);
   a bare Solana wire transaction (base64 or base58);
   a bare Hedera Transaction or TransactionList (base64);
+  bare Starknet SNIP-12 typed data of an OutsideExecution (JSON);
   an agentic checkout's: a presented {checkout_mandate, checkout_jwt}, an ACP
   {allowance}, a completed {checkout|booking|session: …} or an ACK payment
   request body (docs/checkout.md).
@@ -299,6 +301,11 @@ func inspectJSON(v jsonv.Value, name string) (rails.Inspection, error) {
 	}
 	if isAuthorization(o) {
 		return authorizationInspection(o)
+	}
+	// Bare SNIP-12 typed data of a Starknet outside execution, as a wallet
+	// is asked to sign it.
+	if pt, _ := o.GetString("primaryType"); pt == "OutsideExecution" && o.Has("types") {
+		return starknet.InspectTypedData(o)
 	}
 	var refusals []string
 	for _, p := range all.Default().All() {

@@ -1,0 +1,336 @@
+package starknet
+
+// Starknet's field: the integers modulo P = 2^251 + 17·2^192 + 1, the
+// field of every felt and of the Stark curve's coordinates
+// (https://docs.starknet.io/architecture/cryptography/). Felt is a value as
+// it is written; fe is the same value in Montgomery form (R = 2^256) over
+// four 64-bit limbs, the form Poseidon and the curve compute in, so that a
+// multiplication is a few dozen word operations instead of math/big's
+// allocations.
+
+import (
+	"encoding/hex"
+	"math/big"
+	"math/bits"
+	"strings"
+)
+
+// Felt is a field element's value, four little-endian 64-bit limbs, below P.
+type Felt [4]uint64
+
+// pLimbs is P.
+var pLimbs = [4]uint64{1, 0, 0, 0x0800000000000011}
+
+// PBig is P as a big.Int, for the few places that reduce a wider value.
+var PBig = func() *big.Int {
+	p := new(big.Int).Lsh(big.NewInt(1), 251)
+	p.Add(p, new(big.Int).Lsh(big.NewInt(17), 192))
+	return p.Add(p, big.NewInt(1))
+}()
+
+// fe is a field element in Montgomery form: x·2^256 mod P.
+type fe [4]uint64
+
+// r2 is 2^512 mod P, which moves a value into Montgomery form.
+var r2 = func() fe {
+	v := new(big.Int).Lsh(big.NewInt(1), 512)
+	return fe(feltOfBig(v.Mod(v, PBig)))
+}()
+
+var feOne = toFE(Felt{1})
+
+// less reports a < b.
+func less(a, b [4]uint64) bool {
+	for i := 3; i >= 0; i-- {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// subP subtracts P from z when z >= P.
+func subP(z *[4]uint64) {
+	if less(*z, pLimbs) {
+		return
+	}
+	var b uint64
+	z[0], b = bits.Sub64(z[0], pLimbs[0], 0)
+	z[1], b = bits.Sub64(z[1], pLimbs[1], b)
+	z[2], b = bits.Sub64(z[2], pLimbs[2], b)
+	z[3], _ = bits.Sub64(z[3], pLimbs[3], b)
+}
+
+func feAdd(z, x, y *fe) {
+	var c uint64
+	z[0], c = bits.Add64(x[0], y[0], 0)
+	z[1], c = bits.Add64(x[1], y[1], c)
+	z[2], c = bits.Add64(x[2], y[2], c)
+	z[3], _ = bits.Add64(x[3], y[3], c) // both below 2^252: no carry out
+	subP((*[4]uint64)(z))
+}
+
+func feSub(z, x, y *fe) {
+	var b uint64
+	z[0], b = bits.Sub64(x[0], y[0], 0)
+	z[1], b = bits.Sub64(x[1], y[1], b)
+	z[2], b = bits.Sub64(x[2], y[2], b)
+	z[3], b = bits.Sub64(x[3], y[3], b)
+	if b != 0 {
+		var c uint64
+		z[0], c = bits.Add64(z[0], pLimbs[0], 0)
+		z[1], c = bits.Add64(z[1], pLimbs[1], c)
+		z[2], c = bits.Add64(z[2], pLimbs[2], c)
+		z[3], _ = bits.Add64(z[3], pLimbs[3], c)
+	}
+}
+
+func feNeg(z, x *fe) {
+	var zero fe
+	feSub(z, &zero, x)
+}
+
+// feMul is Montgomery multiplication, coarsely integrated operand scanning:
+// z = x·y·2^-256 mod P. P ≡ 1 mod 2^64, so -P^-1 mod 2^64 is 2^64-1 and
+// each round's multiplier is the negated low limb.
+func feMul(z, x, y *fe) {
+	var t0, t1, t2, t3, t4 uint64
+	for i := 0; i < 4; i++ {
+		yi := y[i]
+		var c, hi, lo, cc uint64
+		hi, lo = bits.Mul64(x[0], yi)
+		t0, cc = bits.Add64(t0, lo, 0)
+		c = hi + cc
+		hi, lo = bits.Mul64(x[1], yi)
+		lo, cc = bits.Add64(lo, c, 0)
+		hi += cc
+		t1, cc = bits.Add64(t1, lo, 0)
+		c = hi + cc
+		hi, lo = bits.Mul64(x[2], yi)
+		lo, cc = bits.Add64(lo, c, 0)
+		hi += cc
+		t2, cc = bits.Add64(t2, lo, 0)
+		c = hi + cc
+		hi, lo = bits.Mul64(x[3], yi)
+		lo, cc = bits.Add64(lo, c, 0)
+		hi += cc
+		t3, cc = bits.Add64(t3, lo, 0)
+		c = hi + cc
+		var t5 uint64
+		t4, t5 = bits.Add64(t4, c, 0)
+
+		// m·P added and the low limb (now zero) shifted out; P's middle
+		// limbs are zero, so only its low and high limbs contribute.
+		m := -t0
+		_, cc = bits.Add64(t0, m, 0) // m·1 + t0 = 0 mod 2^64, carry 1 unless t0 = 0
+		c = cc
+		t0, cc = bits.Add64(t1, c, 0)
+		c = cc
+		t1, cc = bits.Add64(t2, c, 0)
+		c = cc
+		hi, lo = bits.Mul64(m, pLimbs[3])
+		lo, cc = bits.Add64(lo, c, 0)
+		hi += cc
+		t2, cc = bits.Add64(t3, lo, 0)
+		c = hi + cc
+		t3, cc = bits.Add64(t4, c, 0)
+		t4 = t5 + cc
+	}
+	r := [4]uint64{t0, t1, t2, t3}
+	subP(&r)
+	*z = fe(r)
+}
+
+func feSquare(z, x *fe) { feMul(z, x, x) }
+
+// feInv is x^(P-2), zero for zero.
+func feInv(z, x *fe) {
+	// P-2 = 2^251 + 17·2^192 - 1: bits 0..191 set, then 17 (10001b) at
+	// 192..196, then bit 251.
+	var r = feOne
+	base := *x
+	e := [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), 0x0800000000000010}
+	for i := 0; i < 4; i++ {
+		w := e[i]
+		for j := 0; j < 64; j++ {
+			if w&1 == 1 {
+				feMul(&r, &r, &base)
+			}
+			feSquare(&base, &base)
+			w >>= 1
+		}
+	}
+	*z = r
+}
+
+func toFE(f Felt) fe {
+	x := fe(f)
+	var z fe
+	feMul(&z, &x, &r2)
+	return z
+}
+
+func (x *fe) felt() Felt {
+	one := fe{1}
+	var z fe
+	feMul(&z, x, &one)
+	return Felt(z)
+}
+
+func (x *fe) isZero() bool { return x[0]|x[1]|x[2]|x[3] == 0 }
+
+// feltOfBig reads v, which must be below 2^256.
+func feltOfBig(v *big.Int) Felt {
+	var b [32]byte
+	v.FillBytes(b[:])
+	return FeltOfBytes(b)
+}
+
+// FeltOfBytes reads 32 big-endian bytes; the value may be P or more, which
+// the callers reduce or refuse.
+func FeltOfBytes(b [32]byte) Felt {
+	var f Felt
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 8; j++ {
+			f[3-i] = f[3-i]<<8 | uint64(b[8*i+j])
+		}
+	}
+	return f
+}
+
+// Bytes is f as 32 big-endian bytes.
+func (f Felt) Bytes() [32]byte {
+	var b [32]byte
+	for i := 0; i < 4; i++ {
+		w := f[3-i]
+		for j := 7; j >= 0; j-- {
+			b[8*i+j] = byte(w)
+			w >>= 8
+		}
+	}
+	return b
+}
+
+// Big is f as a big.Int.
+func (f Felt) Big() *big.Int {
+	b := f.Bytes()
+	return new(big.Int).SetBytes(b[:])
+}
+
+// IsZero reports f = 0.
+func (f Felt) IsZero() bool { return f == Felt{} }
+
+// InField reports f < P.
+func (f Felt) InField() bool { return less(f, pLimbs) }
+
+const hexDigits = "0123456789abcdef"
+
+// String is f as Starknet writes a felt: 0x and lowercase hex without
+// leading zeros, 0x0 for zero.
+func (f Felt) String() string {
+	var buf [66]byte
+	buf[0], buf[1] = '0', 'x'
+	n := 2
+	started := false
+	for i := 3; i >= 0; i-- {
+		for s := 60; s >= 0; s -= 4 {
+			d := (f[i] >> uint(s)) & 0xf
+			if d == 0 && !started {
+				continue
+			}
+			started = true
+			buf[n] = hexDigits[d]
+			n++
+		}
+	}
+	if !started {
+		buf[n] = '0'
+		n++
+	}
+	return string(buf[:n])
+}
+
+// Padded is f as 0x and 64 lowercase hex digits.
+func (f Felt) Padded() string {
+	b := f.Bytes()
+	return "0x" + hex.EncodeToString(b[:])
+}
+
+// ParseFelt reads a felt as x402's Starknet scheme writes one: 0x (or 0X)
+// and 1 to 64 hex digits of either case, below P.
+func ParseFelt(s string) (Felt, bool) {
+	if len(s) < 3 || len(s) > 66 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return Felt{}, false
+	}
+	var f Felt
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return Felt{}, false
+		}
+		f[3] = f[3]<<4 | f[2]>>60
+		f[2] = f[2]<<4 | f[1]>>60
+		f[1] = f[1]<<4 | f[0]>>60
+		f[0] = f[0]<<4 | d
+	}
+	return f, f.InField()
+}
+
+// ParseDecimalFelt reads a decimal felt without leading zeros, below P.
+func ParseDecimalFelt(s string) (Felt, bool) {
+	if s == "" || len(s) > 78 || len(s) > 1 && s[0] == '0' {
+		return Felt{}, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return Felt{}, false
+		}
+	}
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok || v.Cmp(PBig) >= 0 {
+		return Felt{}, false
+	}
+	return feltOfBig(v), true
+}
+
+// FeltOfUint64 is n as a felt.
+func FeltOfUint64(n uint64) Felt { return Felt{n} }
+
+// ShortString encodes s, 1 to 31 ASCII characters, as Cairo's short
+// string: its bytes as a big-endian number.
+func ShortString(s string) (Felt, bool) {
+	if s == "" || len(s) > 31 {
+		return Felt{}, false
+	}
+	var b [32]byte
+	for i := 0; i < len(s); i++ {
+		if s[i] > 0x7f {
+			return Felt{}, false
+		}
+	}
+	copy(b[32-len(s):], s)
+	return FeltOfBytes(b), true
+}
+
+// DecodeShortString is the ASCII text of a short-string felt, or false.
+func DecodeShortString(f Felt) (string, bool) {
+	b := f.Bytes()
+	s := strings.TrimLeft(string(b[:]), "\x00")
+	if s == "" || len(s) > 31 {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return "", false
+		}
+	}
+	return s, true
+}

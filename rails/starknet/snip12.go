@@ -1,0 +1,89 @@
+package starknet
+
+// SNIP-12 revision 1 (https://github.com/starknet-io/SNIPs/blob/main/SNIPS/snip-12.md)
+// for the one typed data this pairing signs: SNIP-9 v2's OutsideExecution
+// (https://github.com/starknet-io/SNIPs/blob/main/SNIPS/snip-9.md) holding
+// one Call. The types are fixed, so their hashes are computed once from
+// their revision-1 encodings and a message is hashed field by field.
+
+import (
+	"golang.org/x/crypto/sha3"
+)
+
+// SnKeccak is Starknet's sn_keccak: Keccak-256 with its top six bits
+// cleared, 250 bits.
+func SnKeccak(b []byte) Felt {
+	h := sha3.NewLegacyKeccak256()
+	h.Write(b)
+	var d [32]byte
+	h.Sum(d[:0])
+	d[0] &= 0x03
+	return FeltOfBytes(d)
+}
+
+// Selector is the entry point selector of a function or event name.
+func Selector(name string) Felt { return SnKeccak([]byte(name)) }
+
+// The revision-1 type encodings: names and types quoted, a struct followed
+// by the structs it references.
+const (
+	encDomain           = `"StarknetDomain"("name":"shortstring","version":"shortstring","chainId":"shortstring","revision":"shortstring")`
+	encCall             = `"Call"("To":"ContractAddress","Selector":"selector","Calldata":"felt*")`
+	encOutsideExecution = `"OutsideExecution"("Caller":"ContractAddress","Nonce":"felt","Execute After":"u128","Execute Before":"u128","Calls":"Call*")` + encCall
+)
+
+var (
+	TypeHashDomain           = SnKeccak([]byte(encDomain))
+	TypeHashCall             = SnKeccak([]byte(encCall))
+	TypeHashOutsideExecution = SnKeccak([]byte(encOutsideExecution))
+
+	// SelectorTransfer is transfer's selector, SelectorExecuteFromOutsideV2
+	// SNIP-9 v2's entry point, SelectorTransferEvent the Transfer event's key.
+	SelectorTransfer             = Selector("transfer")
+	SelectorExecuteFromOutsideV2 = Selector("execute_from_outside_v2")
+	SelectorTransferEvent        = Selector("Transfer")
+	starknetMessage, _           = ShortString("StarkNet Message")
+	domainName, _                = ShortString("Account.execute_from_outside")
+	domainVersion                = Felt{2}
+	domainRevision               = Felt{1}
+	anyCaller, _                 = ShortString("ANY_CALLER")
+)
+
+// Call is one call of an outside execution.
+type Call struct {
+	To, Selector Felt
+	Calldata     []Felt
+}
+
+// OutsideExecution is SNIP-9 v2's message.
+type OutsideExecution struct {
+	Caller        Felt
+	Nonce         Felt
+	ExecuteAfter  Felt // a u128
+	ExecuteBefore Felt // a u128
+	Calls         []Call
+}
+
+// DomainHash is the hash of SNIP-9 v2's domain on the chain chainID.
+func DomainHash(chainID Felt) Felt {
+	return PoseidonHashMany(TypeHashDomain, domainName, domainVersion, chainID, domainRevision)
+}
+
+func (c *Call) hash() Felt {
+	return PoseidonHashMany(TypeHashCall, c.To, c.Selector, PoseidonHashMany(c.Calldata...))
+}
+
+// StructHash is the message's struct hash.
+func (o *OutsideExecution) StructHash() Felt {
+	calls := make([]Felt, len(o.Calls))
+	for i := range o.Calls {
+		calls[i] = o.Calls[i].hash()
+	}
+	return PoseidonHashMany(TypeHashOutsideExecution, o.Caller, o.Nonce, o.ExecuteAfter, o.ExecuteBefore, PoseidonHashMany(calls...))
+}
+
+// MessageHash is what the account's key signs: the hash of "StarkNet
+// Message", the domain, the account and the message.
+func (o *OutsideExecution) MessageHash(chainID, account Felt) Felt {
+	return PoseidonHashMany(starknetMessage, DomainHash(chainID), account, o.StructHash())
+}
