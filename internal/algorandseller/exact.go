@@ -15,20 +15,16 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
 	"sync"
 
-	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/exactseller"
 	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/algorand"
 	"github.com/termsgate/termsgate/rails/algorand/algod"
 	"github.com/termsgate/termsgate/rails/mpp"
-	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -39,7 +35,7 @@ func init() {
 
 // Exact sells one resource under x402/exact/algorand.
 type Exact struct {
-	terms.Record
+	exactseller.Seller
 	Node     *algod.Node // the chain's current round and fees
 	payTo    string
 	feePayer ed25519.PrivateKey
@@ -48,12 +44,15 @@ type Exact struct {
 	amount   uint64
 
 	mu       sync.Mutex
-	rejected error
-	paid     string // the payer's transfer's id
 	cosigned []byte // the fee payer's signature over its entry
 }
 
-const apiHost = "api.seller.example"
+func newExact(node *algod.Node, payTo string, feePayer ed25519.PrivateKey, network, asset string, amount uint64) *Exact {
+	s := &Exact{Node: node, payTo: payTo, feePayer: feePayer, network: network, asset: asset, amount: amount}
+	s.Body = []byte(`{"report":"ALGO/USD 0.19","as_of":"2026-12-01"}`)
+	s.Option, s.Bound, s.Verify = s.option, algorand.Exact{}.Bound, s.check
+	return s
+}
 
 func (s *Exact) feePayerAddress() string {
 	return algorand.Address([32]byte(s.feePayer.Public().(ed25519.PublicKey)))
@@ -64,46 +63,18 @@ func (s *Exact) option() *jsonv.Object {
 		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("feePayer", s.feePayerAddress()))
 }
 
-func (s *Exact) required() (*jsonv.Object, error) {
-	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+apiHost+"/v1/report"),
-		"accepts", []jsonv.Value{s.option()})
-	return x402.Advertise(doc, s.Hash(), "https://atr.seller.example/"+s.Hash().String(), "")
-}
-
-func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", apiHost, func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeX402(w, r, &s.mu, &s.rejected, s.accept, s.required, []byte(`{"report":"ALGO/USD 0.19","as_of":"2026-12-01"}`))
-	})
-}
-
-// LastRejection is why the last payment was refused, nil when it was taken.
-func (s *Exact) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rejected
-}
-
-func (s *Exact) accept(header string) error {
-	payment, err := x402.DecodeHeader(header)
-	if err != nil {
-		return err
-	}
-	if acc, _ := payment.GetObject("accepted"); !x402.OptionInDocument(acc, []jsonv.Value{s.option()}) {
-		return errors.New("the payment accepts another option")
-	}
-	h, err := algorand.Exact{}.Bound(payment)
-	if err != nil || h != s.Hash().String() {
-		return fmt.Errorf("the payment is not bound to the terms served: %v", err)
-	}
+// check verifies the payment's group and keeps the fee payer's
+// signature; it returns the payer's transfer's id.
+func (s *Exact) check(payment *jsonv.Object) (string, error) {
 	payload, _ := payment.GetObject("payload")
 	txid, sig, err := s.verify(payload)
 	if err != nil {
-		return err
+		return "", err
 	}
 	s.mu.Lock()
-	s.paid, s.cosigned = txid, sig
+	s.cosigned = sig
 	s.mu.Unlock()
-	return nil
+	return txid, nil
 }
 
 // verify checks the group as the facilitator and the ledger would and
@@ -189,87 +160,37 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	gh, _ := base64.StdEncoding.DecodeString("SGO1GKSzyE7IEPItTxCByw9x8FmnrCDexi9/cOUJOiI=")
 	node := &algod.Node{LastRound: 67_634_736, MinFee: 1000, GenesisID: "testnet-v1.0", GenesisHash: [32]byte(gh)}
 	feePayer := ed25519.NewKeyFromSeed(make([]byte, 32)) // the demo facilitator's key, all zero: public
-	seller := &Exact{Node: node, payTo: "5VESRRRI2HBMN2XJAM4JAWMVMEUVSJZ2LRR7SNRWYFDBJLEHG7I2572N4M", feePayer: feePayer,
-		network: algorand.TestNet, asset: "10458941", amount: 10_000}
-	seller.SetATR(demo.ATR)
-	srv, err := loopback.Start(seller)
-	if err != nil {
-		return fail("cannot start the local seller:", err)
-	}
-	defer srv.Close()
+	seller := newExact(node, "5VESRRRI2HBMN2XJAM4JAWMVMEUVSJZ2LRR7SNRWYFDBJLEHG7I2572N4M", feePayer, algorand.TestNet, "10458941", 10_000)
 	nodeSrv, err := loopback.Start(node, "algod.example")
 	if err != nil {
 		return fail("cannot start the local algod:", err)
 	}
 	defer nodeSrv.Close()
 	inputs := &algod.Inputs{Client: &algod.Client{URL: "https://algod.example", HTTP: nodeSrv.Client()}}
-	wallet := demo.Count(payer)
 	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{
 		Network: algorand.TestNet, Asset: "10458941", MaxAmount: big.NewInt(20_000), Budget: big.NewInt(1_000_000), // 0.02 USDC a payment, 1 in all
 	}}})
 	if err != nil {
 		return fail(err)
 	}
-	var signed jsonv.Value
-	var termsBytes []byte
-	transport := &pay.Transport{
-		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
-		Signer: wallet, Policy: policy, Inputs: inputs.For,
-		Hooks: pay.Hooks{
-			BeforeSign: func(_ context.Context, _ *http.Request, sm pay.Summary) error {
-				say("   fetched the terms; SHA-256 matches the advertised H = %s", sm.H)
-				say("   params from algod (GET /v2/transactions/params): round %d, min fee %d microALGO", node.LastRound, node.MinFee)
-				say("   the policy allows it: %s units of asset %s on %s from %s to %s", sm.Amount, sm.Asset, sm.Network, sm.Payer, sm.Payee)
-				return nil
-			},
-			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
-				signed, termsBytes = r.Signed, r.ATR
-				ref, _ := algorand.PaymentReference(r.Signed)
-				say("   signed the asset transfer %s (valid to round %d) whose note is lcp:sha256:H", ref.TxID, ref.LastValid)
-				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes): the group of the fee payer's payment and the transfer", len(r.Header))
-			},
+	d := &exactseller.Demo{Seller: &seller.Seller, Wallet: demo.Count(payer), Policy: policy, Inputs: inputs.For, InputsErr: inputs.Err,
+		Pairing: algorand.ExactID, Price: "0.01 USDC (ASA 10458941, TestNet)",
+		Payer:  "termsgate's published Algorand development key; never hold value with it",
+		Offer:  "the terms' hash and link, and the seller's fee payer",
+		Retry:  ": the group of the fee payer's payment and the transfer",
+		Amount: demo.Amount(fmt.Sprint(seller.amount), 6, "USDC", seller.network),
+		BeforeSign: func(sm pay.Summary) {
+			say("   params from algod (GET /v2/transactions/params): round %d, min fee %d microALGO", node.LastRound, node.MinFee)
+			say("   the policy allows it: %s units of asset %s on %s from %s to %s", sm.Amount, sm.Asset, sm.Network, sm.Payer, sm.Payee)
+		},
+		AfterSign: func(r *pay.Result) {
+			ref, _ := algorand.PaymentReference(r.Signed)
+			say("   signed the asset transfer %s (valid to round %d) whose note is lcp:sha256:H", ref.TxID, ref.LastValid)
+		},
+		Checked: func(paid string, status int, body []byte) {
+			say("   the seller decoded both entries canonically, checked the group id, the rounds, the fees and the transfer's")
+			say("   signature, amount, receiver and note, co-signed its fee payment for %s, and answered %d: %s", paid, status, body)
 		},
 	}
-	transport.NoATRCache = true // each step fetches and compares, as it prints (the lie in step 4 too)
-	client := pay.NewClient(transport)
-	url := "https://" + apiHost + "/v1/report"
-	say("termsgate demo (x402/exact/algorand): a seller on %s (TLS, loopback only) sells %s for 0.01 USDC (ASA 10458941, TestNet)", srv.Listener.Addr(), url)
-	say("payer: %s (termsgate's published Algorand development key; never hold value with it)", payer.Account())
-	say("")
-	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link, and the seller's fee payer", url)
-	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, asks the policy, and only then signs")
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		if e := inputs.Err(); e != nil {
-			return fail("not paid:", err, e)
-		}
-		return fail("not paid:", err)
-	}
-	body := demo.Read(resp)
-	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), seller.LastRejection())
-	}
-	seller.mu.Lock()
-	paid := seller.paid
-	seller.mu.Unlock()
-	say("   the seller decoded both entries canonically, checked the group id, the rounds, the fees and the transfer's")
-	say("   signature, amount, receiver and note, co-signed its fee payment for %s, and answered %d: %s", paid, resp.StatusCode, body)
-	offer, _ := seller.required()
-	if err := s.KeepPayment(termsBytes, x402.EncodeHeader(offer), signed); err != nil {
-		return err
-	}
-	s.Paid(demo.Amount(fmt.Sprint(seller.amount), 6, "USDC", seller.network))
-	say("")
-	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
-	seller.Lie(demo.Changed(demo.ATR))
-	before := wallet.Calls()
-	_, err = client.Get(url)
-	var d *gate.Decline
-	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail("the changed terms were not declined:", err)
-	}
-	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls for it: %d; nothing was sent", wallet.Calls()-before)
-	return nil
+	return d.Run(ctx, s)
 }

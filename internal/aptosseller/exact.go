@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
@@ -49,13 +50,13 @@ func New(atrBytes, body []byte, node *aptosrpc.Client) *agreementseller.Seller {
 		if err != nil {
 			return "", err
 		}
-		text, _ := jsonv.AsString(mustGet(payment, "payload", "transaction"))
+		text, _ := jsonv.AsString(demo.Path(payment, "payload", "transaction"))
 		sd, err := aptos.DecodePayload(text)
 		if err != nil {
 			return "", err
 		}
 		tr, err := sd.Tx.ReadTransfer()
-		if err != nil || tr.Recipient.String() != PayTo || tr.Metadata.String() != Asset || itoa(tr.Amount) != Price {
+		if err != nil || tr.Recipient.String() != PayTo || tr.Metadata.String() != Asset || strconv.FormatUint(tr.Amount, 10) != Price {
 			return "", errors.New("the transaction does not pay the option")
 		}
 		if !sd.Verifies() {
@@ -75,29 +76,6 @@ func New(atrBytes, body []byte, node *aptosrpc.Client) *agreementseller.Seller {
 		return sd.Tx.Sender.String(), nil
 	}
 	return s
-}
-
-func itoa(n uint64) string {
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-		if n == 0 {
-			return string(b)
-		}
-	}
-}
-
-func mustGet(o *jsonv.Object, path ...string) jsonv.Value {
-	var v jsonv.Value = o
-	for _, k := range path {
-		m, ok := jsonv.AsObject(v)
-		if !ok {
-			return nil
-		}
-		v, _ = m.Get(k)
-	}
-	return v
 }
 
 func init() {

@@ -13,20 +13,15 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
-	"sync"
 	"time"
 
-	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/exactseller"
 	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/cardano/cardanorpc"
-	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -37,89 +32,60 @@ func init() {
 
 // Exact sells one resource under x402/exact/cardano.
 type Exact struct {
-	terms.Record
+	exactseller.Seller
 	Node   *cardanorpc.Node
 	RPC    *cardanorpc.Client
 	payTo  string
 	amount uint64
-
-	mu       sync.Mutex
-	rejected error
-	paid     string
 }
 
-const apiHost = "api.seller.example"
+func newExact(node *cardanorpc.Node, rpc *cardanorpc.Client, payTo string, amount uint64) *Exact {
+	s := &Exact{Node: node, RPC: rpc, payTo: payTo, amount: amount}
+	s.Body = []byte(`{"report":"ADA/USD 0.41","as_of":"2026-12-01"}`)
+	s.Option, s.Bound, s.Verify = s.option, cardano.Exact{}.Bound, s.verify
+	return s
+}
 
 func (s *Exact) option() *jsonv.Object {
 	return jsonv.Obj("scheme", "exact", "network", s.RPC.Net, "amount", fmt.Sprint(s.amount), "asset", cardano.Lovelace, "payTo", s.payTo,
 		"maxTimeoutSeconds", 60)
 }
 
-func (s *Exact) required() (*jsonv.Object, error) {
-	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+apiHost+"/v1/report"),
-		"accepts", []jsonv.Value{s.option()})
-	return x402.Advertise(doc, s.Hash(), "https://atr.seller.example/"+s.Hash().String(), "")
-}
-
-func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", apiHost, func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeX402(w, r, &s.mu, &s.rejected, s.accept, s.required, []byte(`{"report":"ADA/USD 0.41","as_of":"2026-12-01"}`))
-	})
-}
-
-// LastRejection is why the last payment was refused, nil when taken.
-func (s *Exact) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rejected
-}
-
-func (s *Exact) accept(header string) error {
-	payment, err := x402.DecodeHeader(header)
-	if err != nil {
-		return err
-	}
-	if acc, _ := payment.GetObject("accepted"); !x402.OptionInDocument(acc, []jsonv.Value{s.option()}) {
-		return errors.New("the payment accepts another option")
-	}
-	if h, err := (cardano.Exact{}).Bound(payment); err != nil || h != s.Hash().String() {
-		return fmt.Errorf("the payment is not bound to the terms served: %v", err)
-	}
+// verify checks the transaction as the ledger would, submits it to the
+// loopback node and returns its id once it reads settled with H.
+func (s *Exact) verify(payment *jsonv.Object) (string, error) {
 	ref, err := cardano.PaymentReference(payment)
 	if err != nil {
-		return err
+		return "", err
 	}
 	ctx := context.Background()
 	tip, err := s.RPC.Tip(ctx)
 	if err != nil || tip.Slot >= ref.TTLSlot {
-		return fmt.Errorf("the transaction's TTL %d has passed (slot %d, %v)", ref.TTLSlot, tip.Slot, err)
+		return "", fmt.Errorf("the transaction's TTL %d has passed (slot %d, %v)", ref.TTLSlot, tip.Slot, err)
 	}
 	text, _ := jsonv.AsString(demo.Path(payment, "payload", "transaction"))
 	tx, err := cardano.DecodeTransaction(text)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if !cardano.Pays(tx, s.option()) {
-		return errors.New("the transaction does not pay the asked lovelace to this seller")
+		return "", errors.New("the transaction does not pay the asked lovelace to this seller")
 	}
 	ws := tx.VKeyWitnesses()
 	if len(ws) == 0 || !cardano.WitnessedBy(tx, cardano.KeyHash(ws[0].VKey)) {
-		return errors.New("the transaction has no witness over its id")
+		return "", errors.New("the transaction has no witness over its id")
 	}
 	id, err := s.RPC.Submit(ctx, tx.Raw)
 	if err != nil {
-		return fmt.Errorf("the node refused the transaction: %v", err)
+		return "", fmt.Errorf("the node refused the transaction: %v", err)
 	}
 	if st := cardano.PaymentStatus(ctx, ref, s.RPC); st.State != "settled" {
-		return fmt.Errorf("submitted %s but its status reads %s %s", id, st.State, st.Why)
+		return "", fmt.Errorf("submitted %s but its status reads %s %s", id, st.State, st.Why)
 	}
 	if h, err := cardano.Recover(ctx, ref.Network, ref.TxID, s.RPC); err != nil || h != s.Hash() {
-		return fmt.Errorf("the included transaction does not read back the terms' hash: %v", err)
+		return "", fmt.Errorf("the included transaction does not read back the terms' hash: %v", err)
 	}
-	s.mu.Lock()
-	s.paid = ref.TxID
-	s.mu.Unlock()
-	return nil
+	return ref.TxID, nil
 }
 
 // demoExact pays the seller from the published Cardano development key on
@@ -141,79 +107,30 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 		return fail(err)
 	}
 	node.Fund(payer.Address(), cardano.Input{TxID: [32]byte{0x5c, 0xad}, Index: 0}, 10_000_000)
-	seller := &Exact{Node: node, RPC: rpc, payTo: "addr_test1vqxk54m7j3q6mrkevcunryrwf4p7e68c93cjk8gzxkhlkpsffv7s0", amount: 2_000_000}
-	seller.SetATR(demo.ATR)
-	srv, err := loopback.Start(seller)
-	if err != nil {
-		return fail("cannot start the local seller:", err)
-	}
-	defer srv.Close()
-	wallet := demo.Count(payer)
+	seller := newExact(node, rpc, "addr_test1vqxk54m7j3q6mrkevcunryrwf4p7e68c93cjk8gzxkhlkpsffv7s0", 2_000_000)
 	policy, err := pay.NewPolicy(pay.PolicyConfig{MaxPayable: 10 * time.Minute, Limits: []pay.Limit{{
 		Network: network, Asset: cardano.Lovelace, MaxAmount: big.NewInt(3_000_000), Budget: big.NewInt(20_000_000), // 3 ADA a payment, 20 in all
 	}}})
 	if err != nil {
 		return fail(err)
 	}
-	var signed jsonv.Value
-	var termsBytes []byte
-	transport := &pay.Transport{
-		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
-		Signer: wallet, Policy: policy,
-		Hooks: pay.Hooks{
-			BeforeSign: func(_ context.Context, _ *http.Request, sm pay.Summary) error {
-				say("   fetched the terms; SHA-256 matches the advertised H = %s", sm.H)
-				say("   the policy allows it: %s lovelace on %s from %s to %s, until %s", sm.Amount, sm.Network, sm.Payer, sm.Payee,
-					sm.PayableUntil.UTC().Format(time.RFC3339))
-				say("   the wallet reads the tip, the protocol parameters and its unspent outputs from the node (Blockfrost API)")
-				return nil
-			},
-			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
-				signed, termsBytes = r.Signed, r.ATR
-				ref, _ := cardano.PaymentReference(r.Signed)
-				say("   signed transaction %s, TTL slot %d, H in its CIP-20 message under the auxiliary data hash", ref.TxID, ref.TTLSlot)
-				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes)", len(r.Header))
-			},
+	d := &exactseller.Demo{Seller: &seller.Seller, Wallet: demo.Count(payer), Policy: policy,
+		Pairing: cardano.ExactID, Price: "2 ADA", Payer: "the published Cardano development key; never hold value with it",
+		Amount: demo.Amount(fmt.Sprint(seller.amount), 6, "ADA", network),
+		BeforeSign: func(sm pay.Summary) {
+			say("   the policy allows it: %s lovelace on %s from %s to %s, until %s", sm.Amount, sm.Network, sm.Payer, sm.Payee,
+				sm.PayableUntil.UTC().Format(time.RFC3339))
+			say("   the wallet reads the tip, the protocol parameters and its unspent outputs from the node (Blockfrost API)")
+		},
+		AfterSign: func(r *pay.Result) {
+			ref, _ := cardano.PaymentReference(r.Signed)
+			say("   signed transaction %s, TTL slot %d, H in its CIP-20 message under the auxiliary data hash", ref.TxID, ref.TTLSlot)
+		},
+		Checked: func(paid string, status int, body []byte) {
+			say("   the seller decoded the transaction strictly, checked the message under key 7, the TTL, the payment and the witness,")
+			say("   submitted %s (the node's ledger checked inputs, witnesses, balance and fee), read it settled and read H back;", paid)
+			say("   it answered %d: %s", status, body)
 		},
 	}
-	transport.NoATRCache = true // each step fetches and compares, as it prints (the lie in step 4 too)
-	client := pay.NewClient(transport)
-	url := "https://" + apiHost + "/v1/report"
-	say("termsgate demo (x402/exact/cardano): a seller on %s (TLS, loopback only) sells %s for 2 ADA", srv.Listener.Addr(), url)
-	say("payer: %s (the published Cardano development key; never hold value with it)", payer.Account())
-	say("")
-	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link", url)
-	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, asks the policy, and only then signs")
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		return fail("not paid:", err)
-	}
-	body := demo.Read(resp)
-	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), seller.LastRejection())
-	}
-	seller.mu.Lock()
-	paid := seller.paid
-	seller.mu.Unlock()
-	say("   the seller decoded the transaction strictly, checked the message under key 7, the TTL, the payment and the witness,")
-	say("   submitted %s (the node's ledger checked inputs, witnesses, balance and fee), read it settled and read H back;", paid)
-	say("   it answered %d: %s", resp.StatusCode, body)
-	offer, _ := seller.required()
-	if err := s.KeepPayment(termsBytes, x402.EncodeHeader(offer), signed); err != nil {
-		return err
-	}
-	s.Paid(demo.Amount(fmt.Sprint(seller.amount), 6, "ADA", network))
-	say("")
-	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
-	seller.Lie(demo.Changed(demo.ATR))
-	before := wallet.Calls()
-	_, err = client.Get(url)
-	var d *gate.Decline
-	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail("the changed terms were not declined:", err)
-	}
-	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls for it: %d; nothing was sent", wallet.Calls()-before)
-	return nil
+	return d.Run(ctx, s)
 }
