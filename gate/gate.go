@@ -77,6 +77,12 @@ type PaymentSummary struct {
 	// (TransactUnbound): H is zero and the payment binds the buyer to
 	// nothing it read. A policy refuses it unless it was told to allow it.
 	Unbound bool
+	// ConfirmOnly is set for a pairing the gate signs nothing for and
+	// whose confirm commits the buyer to pay (a rails.ConfirmSummarizer:
+	// the checkouts): Request is nil. A policy reads what it commits to
+	// from Chosen and H (rails.ConfirmSummarizer). It is asked before the
+	// agreement payment, so nothing is paid for a checkout over the limits.
+	ConfirmOnly bool
 }
 
 var defaultRegistry = all.Default()

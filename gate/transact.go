@@ -96,6 +96,16 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 		return nil, err
 	}
 	out := &Transacted{Bytes: c.Bytes, H: c.H}
+	// A confirm-only payment (a checkout) commits the buyer when it is
+	// returned: the policy is asked about what it commits to first, before
+	// the agreement is paid, and what it reserved is kept only if the
+	// payment is returned.
+	committed := noSettle
+	if _, ok := p.(rails.ConfirmSummarizer); ok && c.Request == nil {
+		if committed, err = g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Chosen: c.Chosen, Rail: p, ConfirmOnly: true}); err != nil {
+			return nil, err
+		}
+	}
 	if c.Chosen.Agreement != "" {
 		payer := opts.AgreementSigner
 		if payer == nil {
@@ -103,9 +113,11 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 		}
 		agreed, err := g.agree(ctx, c.Bytes, c.Chosen.Agreement, payer, opts.Approved, inputs, ns)
 		if err != nil {
+			committed(ctx, errNotConfirmed)
 			return nil, err
 		}
 		if agreed.Receipt == nil {
+			committed(ctx, errNotConfirmed)
 			out.Approve = agreed.Approve
 			return out, nil
 		}
@@ -118,18 +130,24 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 	f, err := signSteps(ctx, p, c.Chosen, c.unsigned, c.Request, signer, c.Bytes, c.H)
 	settle(ctx, err)
 	if err != nil {
+		committed(ctx, errNotConfirmed)
 		return nil, err
 	}
+	committed(ctx, nil)
 	out.Signed, out.Landed = f.Signed, f.Landed
 	return out, nil
 }
+
+// errNotConfirmed settles a confirm-only payment's reservation as released:
+// the payment was not returned.
+var errNotConfirmed = errors.New("gate: the confirm-only payment was not returned")
 
 // allow asks the policy about a payment about to be signed. When it allows,
 // the caller calls settle once with the outcome of the signing: nil or a
 // decline that kept the payment as moved commits what the policy reserved,
 // any other error releases it.
 func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (settle func(context.Context, error), err error) {
-	if g.Policy == nil || ps.Request == nil {
+	if g.Policy == nil || ps.Request == nil && !ps.ConfirmOnly {
 		return noSettle, nil
 	}
 	progress(ctx, "asking the policy")

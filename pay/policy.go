@@ -109,7 +109,8 @@ type PolicyConfig struct {
 // MaxAmount (policy/amount-above-maximum), an asset the USD table knows
 // when a USD limit or total applies (policy/asset-not-usd), its dollars
 // within MaxUSD (policy/amount-above-maximum), validBefore − now within
-// MaxPayable (policy/payable-too-long), and last the budgets: the asset's,
+// MaxPayable (policy/payable-too-long; a confirm-only checkout without a
+// deadline is charged once and has none to judge), and last the budgets: the asset's,
 // its BudgetUSD, the total BudgetUSD (policy/budget-exhausted, or
 // policy/budget-unavailable when the Budget failed). The origin
 // (policy/origin-not-allowed) is the Transport's to ask, before all of
@@ -117,7 +118,9 @@ type PolicyConfig struct {
 // the amount asked: "policy/amount-above-maximum: 2000000 of
 // eip155:84532 0x036c… (at most 10000)".
 //
-// What a payment counts (Summary.Counted) is its amount; for a payment in
+// A confirm-only checkout (Summary.ConfirmOnly) is judged by what its
+// confirm commits to (docs/checkout.md, "The spend policy and confirm-only
+// checkouts"). What a payment counts (Summary.Counted) is its amount; for a payment in
 // a held channel, what it adds to the channel's signed amount (and it has
 // no deadline of its own: the ceiling does not apply); for a recurring
 // grant (a key authorization), its limit for every period that starts
@@ -143,7 +146,7 @@ type Policy struct {
 	totalUSD   *big.Int // atto-dollars; nil: no total
 
 	mu      sync.Mutex
-	pending map[rails.Request][][]string // each Allow's reservation ids, by the request they were made for
+	pending map[rails.Request][][]string // each Allow's reservation ids, by the request they were made for (pendingKey)
 }
 
 // limit is a Limit checked: max and budget in atomic units, maxUSD in
@@ -416,7 +419,10 @@ func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s 
 	// A voucher has no deadline of its own: the channel's deposit bounds
 	// it, and the deposit's opening had one. Any other grant without a
 	// deadline is payable forever.
-	if s.ChannelSigned == nil && (s.PayableUntil.IsZero() || s.PayableUntil.Sub(now) > p.maxPayable) {
+	// A confirm-only checkout without a deadline is no bearer instrument:
+	// the completion is charged once, at the total judged here.
+	if s.ChannelSigned == nil && !(s.ConfirmOnly && s.PayableUntil.IsZero()) &&
+		(s.PayableUntil.IsZero() || s.PayableUntil.Sub(now) > p.maxPayable) {
 		until := "with no deadline"
 		if !s.PayableUntil.IsZero() {
 			until = "payable until " + s.PayableUntil.UTC().Format(time.RFC3339)
@@ -458,7 +464,8 @@ func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s 
 		ids = append(ids, id)
 	}
 	p.mu.Lock()
-	p.pending[ps.Request] = append(p.pending[ps.Request], ids)
+	k := pendingKey(ps)
+	p.pending[k] = append(p.pending[k], ids)
 	p.mu.Unlock()
 	return nil
 }
@@ -495,17 +502,29 @@ func (p *Policy) limitFor(s Summary, counted *big.Int) (limit, BudgetKey, *gate.
 func (p *Policy) take(ps gate.PaymentSummary) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	groups := p.pending[ps.Request]
+	k := pendingKey(ps)
+	groups := p.pending[k]
 	if len(groups) == 0 {
 		return nil
 	}
 	ids := groups[len(groups)-1]
 	if len(groups) == 1 {
-		delete(p.pending, ps.Request)
+		delete(p.pending, k)
 	} else {
-		p.pending[ps.Request] = groups[:len(groups)-1]
+		p.pending[k] = groups[:len(groups)-1]
 	}
 	return ids
+}
+
+// pendingKey is what a payment's reservations are kept under: its signing
+// request, or for a confirm-only payment (no request) its choice, so that
+// two checkouts settled at once each settle their own.
+func pendingKey(ps gate.PaymentSummary) rails.Request {
+	if ps.Request != nil || !ps.ConfirmOnly {
+		return ps.Request
+	}
+	c, _ := jsonv.AsObject(ps.Chosen.Choice)
+	return c
 }
 
 // Commit implements gate.Reserver: what Allow reserved for ps is spent.

@@ -32,6 +32,10 @@ type Summary struct {
 	// is zero and the payment binds no terms (docs/protocol.md, "Unbound
 	// payments").
 	Unbound bool
+	// ConfirmOnly is set for a checkout the gate signs nothing for: the
+	// Grant is what its confirm commits the buyer to
+	// (gate.PaymentSummary.ConfirmOnly).
+	ConfirmOnly bool
 }
 
 // Adds is what the payment adds to what was already signed: Amount, or for
@@ -173,13 +177,18 @@ var defaultPairings = all.Default()
 // hold's opening when it has one (a pairing whose in-channel requests name
 // everything summarizes them with Summarize). Every shipped pairing has one (a test walks rails/all).
 //
+// A confirm-only payment (gate.PaymentSummary.ConfirmOnly: a checkout, for
+// which nothing is signed) is read by the pairing's rails.ConfirmSummarizer
+// from the choice: the commitment the confirm makes is judged as a
+// signature would be.
+//
 // A request the pairing cannot read, a pairing without a summary, or a
 // Grant that does not state a network, an asset and an amount is a
 // *gate.Decline (no-payable-option, policy/request-unreadable, followed by
 // the pairing's refusal code): a signature whose effect cannot be stated
 // is not signed.
 func Summarize(p gate.PaymentSummary) (s Summary, err error) {
-	if p.Request == nil {
+	if p.Request == nil && !p.ConfirmOnly {
 		return Summary{}, refuse(DetailRequestUnreadable)
 	}
 	pairing := p.Rail
@@ -195,7 +204,14 @@ func Summarize(p gate.PaymentSummary) (s Summary, err error) {
 		}
 	}()
 	var g rails.Grant
-	if ws, ok := pairing.(rails.WithinSummarizer); ok && p.Hold != nil {
+	if p.ConfirmOnly {
+		// Nothing is signed: what the confirm commits to is the grant.
+		cs, ok := pairing.(rails.ConfirmSummarizer)
+		if !ok || p.Request != nil {
+			return Summary{}, refuse(DetailRequestUnreadable + ": " + p.Pairing + " states no confirm-only summary")
+		}
+		g, err = cs.SummarizeConfirm(p.Chosen, p.H)
+	} else if ws, ok := pairing.(rails.WithinSummarizer); ok && p.Hold != nil {
 		g, err = ws.SummarizeWithin(p.Request, p.Hold.Opening)
 	} else {
 		sz, ok := pairing.(rails.Summarizer)
@@ -218,7 +234,7 @@ func Summarize(p gate.PaymentSummary) (s Summary, err error) {
 	if g.Payer == "" {
 		g.Payer = chosenFrom(p)
 	}
-	s = Summary{Pairing: p.Pairing, H: p.H, Grant: g, Unbound: p.Unbound}
+	s = Summary{Pairing: p.Pairing, H: p.H, Grant: g, Unbound: p.Unbound, ConfirmOnly: p.ConfirmOnly}
 	if p.Hold != nil {
 		signed, ok := new(big.Int).SetString(p.Hold.SignedMax, 10)
 		if !ok || signed.Sign() < 0 {

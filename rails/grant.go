@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 )
 
@@ -51,4 +52,15 @@ type WithinSummarizer interface {
 // contract"). A payment it cannot read is an error, never a panic.
 type Inspector interface {
 	Inspect(payment jsonv.Value) (Inspection, error)
+}
+
+// ConfirmSummarizer is implemented by the confirm-only pairings (the
+// checkouts: the gate builds no signing request, and returning the confirmed
+// payment is itself the buyer's commitment to pay). It states what that
+// commitment grants, from the choice and the hash the gate computed, so that
+// a spend policy judges it as it judges a signature. A choice it cannot read
+// fully, or one that states no amount, is an error: nothing is committed on
+// doubt.
+type ConfirmSummarizer interface {
+	SummarizeConfirm(chosen Chosen, h atr.Hash) (Grant, error)
 }

@@ -78,23 +78,32 @@ func (ACK) Inspect(payment jsonv.Value) (rails.Inspection, error) {
 	if len(r.Options) == 0 {
 		return rails.Inspection{}, ack("no-payable-option", "the payment request offers no option")
 	}
-	opt, _ := jsonv.AsObject(r.Options[0])
+	g, id, err := ackOption(r.Options[0])
+	if err != nil {
+		return rails.Inspection{}, err
+	}
+	return rails.Inspection{Pairing: ACKID, Kind: "payment-request", Grant: g,
+		H: r.H, WhereH: "the payment request token's id, lcp:sha256:<H> (legalContext.value beside it agrees)",
+		Details: jsonv.Obj("option", id, "signedBy", "the seller (the payment request token); ACK has no payer signature", "proof", noProof)}, nil
+}
+
+// ackOption is what a payment option of the seller's token asks: its
+// amount, currency, network and recipient, and its id.
+func ackOption(v jsonv.Value) (rails.Grant, string, error) {
+	opt, _ := jsonv.AsObject(v)
 	amount, _ := opt.GetString("amount")
 	n, ok := new(big.Int).SetString(amount, 10)
 	if !rails.IsDecimal(amount) || !ok {
-		return rails.Inspection{}, ack("option-malformed", "the option's amount is not a decimal string")
+		return rails.Grant{}, "", ack("option-malformed", "the option's amount is not a decimal string")
 	}
 	cur, _ := opt.GetString("currency")
 	network, _ := opt.GetString("network")
 	payee, _ := opt.GetString("recipient")
 	id, _ := opt.GetString("id")
 	if cur == "" || network == "" || payee == "" || len(cur)+len(network)+len(payee) > 512 {
-		return rails.Inspection{}, ack("option-malformed", "the option names no currency, network or recipient")
+		return rails.Grant{}, "", ack("option-malformed", "the option names no currency, network or recipient")
 	}
-	return rails.Inspection{Pairing: ACKID, Kind: "payment-request",
-		Grant: rails.Grant{Network: network, Asset: cur, Decimals: ackDecimals(network, cur), Amount: n, Payee: payee},
-		H:     r.H, WhereH: "the payment request token's id, lcp:sha256:<H> (legalContext.value beside it agrees)",
-		Details: jsonv.Obj("option", id, "signedBy", "the seller (the payment request token); ACK has no payer signature", "proof", noProof)}, nil
+	return rails.Grant{Network: network, Asset: cur, Decimals: ackDecimals(network, cur), Amount: n, Payee: payee}, id, nil
 }
 
 // ackDecimals: a chain asset's known decimals, else a currency's ISO 4217

@@ -198,8 +198,45 @@ func ACPBuildAllowance(choice jsonv.Value, h string) (*jsonv.Object, error) {
 	if _, err := time.Parse(time.RFC3339Nano, expires); err != nil {
 		return nil, acp("choice-malformed", "expires_at is not an RFC 3339 date-time")
 	}
+	if err := ACPWithinMaxAmount(so, "the session", amount, currency); err != nil {
+		return nil, err
+	}
 	return jsonv.Obj("allowance", jsonv.Obj("reason", "one_time", "max_amount", mv, "currency", currency,
 		"checkout_session_id", r.H, "merchant_id", merchant, "expires_at", expires)), nil
+}
+
+// ACPWithinMaxAmount refuses a checkout (the session, or the ATR's own
+// terms) whose stated total the allowance could not pay: the PSP charges at
+// most max_amount, so a confirm over it is declined rather than left to fail
+// at the PSP, or to commit the buyer to terms it cannot meet. A checkout
+// that states its currency must state the allowance's, else the two amounts
+// are not comparable. One that states no total is left to the PSP.
+func ACPWithinMaxAmount(o *jsonv.Object, what string, maxAmount int64, currency string) error {
+	if o == nil {
+		return nil
+	}
+	if cur, ok := o.GetString("currency"); ok && !strings.EqualFold(cur, currency) {
+		return acp("currency-mismatch", "%s is in %q, the allowance in %q", what, cur, currency)
+	}
+	if t := total(o); t != nil && t.Int64() > maxAmount {
+		return acp("total-above-max-amount", "%s's total %d is over the allowance's max_amount %d", what, t.Int64(), maxAmount)
+	}
+	if tv, ok := o.Get("totals"); ok && total(o) == nil && hasTotalEntry(tv) {
+		return acp("total-malformed", "%s's total is no non-negative integer", what)
+	}
+	return nil
+}
+
+// hasTotalEntry: a totals list with an entry of type "total".
+func hasTotalEntry(tv jsonv.Value) bool {
+	list, _ := jsonv.AsArray(tv)
+	for _, e := range list {
+		eo, _ := jsonv.AsObject(e)
+		if t, _ := eo.GetString("type"); t == "total" {
+			return true
+		}
+	}
+	return false
 }
 
 // isCurrency: ISO 4217 in lower case, as ACP writes it.

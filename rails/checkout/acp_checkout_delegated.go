@@ -61,18 +61,52 @@ func (ACPDelegated) Choose(read rails.Read, _ string, inputs *jsonv.Object, _ in
 		}
 		c.Set(k, v)
 	}
+	// Declined here, before the terms are fetched, when the session's
+	// own total is over the buyer's max_amount (Build checks it again, and
+	// the terms' total).
+	so, _ := jsonv.AsObject(read.Options[0])
+	mv, _ := inputs.Get("max_amount")
+	cur, _ := inputs.GetString("currency")
+	if max, ok := jsonv.AsSafeInt(mv); ok && isCurrency(cur) {
+		if err := ACPWithinMaxAmount(so, "the session", max, cur); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
 type acpUnsigned struct{ payment *jsonv.Object }
 
-// Build writes the allowance, which is itself what the buyer finishes.
-func (ACPDelegated) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, error) {
+// Build writes the allowance, which is itself what the buyer finishes. The
+// terms agreed to (the ATR) must not state a total over max_amount either:
+// the buyer would agree to pay what its allowance cannot.
+func (ACPDelegated) Build(choice jsonv.Value, atrBytes []byte, h atr.Hash) (rails.Unsigned, error) {
 	p, err := ACPBuildAllowance(choice, h.String())
 	if err != nil {
 		return nil, err
 	}
+	if err := acpTermsWithin(atrBytes, p); err != nil {
+		return nil, err
+	}
 	return &acpUnsigned{payment: p}, nil
+}
+
+// acpTermsWithin checks the ATR's totals, when it is a JSON object that
+// states them, against the allowance built.
+func acpTermsWithin(atrBytes []byte, p *jsonv.Object) error {
+	if len(atrBytes) == 0 {
+		return nil
+	}
+	v, err := jsonv.Parse(atrBytes)
+	terms, ok := jsonv.AsObject(v)
+	if err != nil || !ok || !terms.Has("totals") {
+		return nil // terms that state no total: the session's was checked
+	}
+	a, _ := p.GetObject("allowance")
+	mv, _ := a.Get("max_amount")
+	max, _ := jsonv.AsSafeInt(mv)
+	cur, _ := a.GetString("currency")
+	return ACPWithinMaxAmount(terms, "the terms", max, cur)
 }
 
 // Request: the allowance goes to the delegate-payment provider, not to the
