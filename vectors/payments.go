@@ -78,6 +78,7 @@ func Payments() (map[string]jsonv.Value, error) {
 		"x402/exact/cardano":             b6("x402-exact-cardano.json"),
 		"x402/exact/tvm":                 b6("x402-exact-tvm.json"),
 		"x402/exact/casper":              b6("x402-exact-casper.json"),
+		"x402/exact/ccd":                 b6("x402-exact-ccd.json"),
 		"mpp/charge/nearintents":         b6("mpp-charge-nearintents.json"),
 		"ap2/checkout-mandate":           b6("ap2-checkout-mandate.json"),
 		"ucp/checkout/ap2-mandate":       r.get(r.row("ucp.json", "B6", "ucp/checkout/ap2-mandate"), "input", "presented"),

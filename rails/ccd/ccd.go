@@ -1,9 +1,8 @@
-// Package ccd holds the read side of the Concordium pairing,
-// x402/exact/ccd: account addresses, the memo H rides in, the reading of a
-// sender-signed V1 sponsored transaction in x402's wire form, and the
-// seller's status and recovery from the finalized block item. It is not
-// registered yet: the wallet that builds and signs the transaction, its
-// node inputs and the demo row are still to come.
+// Package ccd holds the Concordium pairing, x402/exact/ccd: account
+// addresses, the memo H rides in, the V1 sponsored transaction the payer's
+// wallet builds and signs and its x402 wire form, the pairing itself, and
+// the seller's status and recovery from the finalized block item
+// (docs/ccd.md).
 package ccd
 
 // x402/exact/ccd: H goes in the memo of the one transfer the sender signs,

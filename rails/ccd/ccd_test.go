@@ -18,7 +18,8 @@ import (
 // The read side against x402-exact-ccd.json (vectors/testdata): D1's memos,
 // D2's operations, D3's two signed transactions and its 19 refusal rows
 // and wire-form rows, D4's references, D5's status and recover rows and
-// the plant. The buyer rows B2 and B6 wait for the registered pairing.
+// the plant. The buyer rows B2 and B6, and D3 rebuilt by the wallet, run
+// in vectors (x402_exact_ccd_test.go).
 
 func load(t *testing.T) *jsonv.Object {
 	t.Helper()
