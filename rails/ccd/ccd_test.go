@@ -21,7 +21,7 @@ import (
 // the plant. The buyer rows B2 and B6, and D3 rebuilt by the wallet, run
 // in vectors (x402_exact_ccd_test.go).
 
-func load(t *testing.T) *jsonv.Object {
+func load(t testing.TB) *jsonv.Object {
 	t.Helper()
 	raw, err := os.ReadFile("../../vectors/testdata/x402-exact-ccd.json")
 	if err != nil {
@@ -34,7 +34,7 @@ func load(t *testing.T) *jsonv.Object {
 	return v.(*jsonv.Object)
 }
 
-func at(t *testing.T, v jsonv.Value, path ...string) jsonv.Value {
+func at(t testing.TB, v jsonv.Value, path ...string) jsonv.Value {
 	t.Helper()
 	for _, p := range path {
 		o, ok := jsonv.AsObject(v)
