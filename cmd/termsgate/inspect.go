@@ -21,6 +21,7 @@ import (
 	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
+	"github.com/termsgate/termsgate/rails/polkadot"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stacks"
 	"github.com/termsgate/termsgate/rails/starknet"
@@ -112,6 +113,13 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 			return rails.Inspection{}, err
 		}
 		return inspectJSON(v, name)
+	}
+	// A signed Polkadot extrinsic in 0x hex: a compact length, then 0x84
+	// (signed, version 4); any other 0x text reads on as before.
+	if strings.HasPrefix(s, "0x") && len(s) > 8 && strings.Contains(s[2:10], "84") {
+		if in, err := guard("polkadot.InspectExtrinsic", func() (rails.Inspection, error) { return polkadot.InspectExtrinsic(s) }); err == nil {
+			return in, nil
+		}
 	}
 	if isHexText(s) {
 		// A Tron transaction is protobuf whose first field is raw_data

@@ -15,6 +15,7 @@ import (
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/lightning"
 	"github.com/termsgate/termsgate/rails/near"
+	"github.com/termsgate/termsgate/rails/polkadot"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stacks"
 	"github.com/termsgate/termsgate/rails/stellar"
@@ -74,6 +75,7 @@ func Default() *rails.Registry {
 		sui.Exact{},
 		aptos.Exact{},
 		near.Exact{},
+		polkadot.Exact{},
 		tvm.Exact{},
 		checkout.AP2{},
 		checkout.UCPCheckoutMandate,

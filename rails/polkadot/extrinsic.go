@@ -117,7 +117,7 @@ func SplitSigned(xt []byte) (*Signed, error) {
 	if !ok || n != uint64(len(xt)-at) {
 		return nil, errMalformed
 	}
-	if xt[at] != 0x84 {
+	if at >= len(xt) || xt[at] != 0x84 {
 		return nil, errNotSignedV4
 	}
 	at++

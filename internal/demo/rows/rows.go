@@ -19,6 +19,7 @@ import (
 	_ "github.com/termsgate/termsgate/internal/nearintentsseller" // mpp/charge/nearintents (docs/nearintents.md)
 	_ "github.com/termsgate/termsgate/internal/nearseller"        // x402/exact/near
 	_ "github.com/termsgate/termsgate/internal/permit2seller"     // x402 Permit2 exact and upto, auth-capture, erc7710-salt
+	_ "github.com/termsgate/termsgate/internal/polkadotseller"    // x402/exact/polkadot/lcp-assets-remark (docs/polkadot.md)
 	_ "github.com/termsgate/termsgate/internal/solanaseller"      // x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana, mpp/charge/solana, mpp/charge/usdc/solana, x402/upto/solana
 	_ "github.com/termsgate/termsgate/internal/stacksseller"      // mpp/charge/usdc/stacks
 	_ "github.com/termsgate/termsgate/internal/stellarseller"     // x402/exact/stellar, mpp/charge/stellar
