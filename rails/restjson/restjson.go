@@ -1,5 +1,7 @@
 // Package restjson is the bounded JSON-over-HTTP call the rails' REST input
-// providers share (rails/aptos/aptosrpc, rails/cardano/cardanorpc): one
+// providers share (rails/aptos/aptosrpc, rails/cardano/cardanorpc,
+// rails/stacks/stacksrpc, rails/tron/tronrpc, rails/algorand/algod,
+// rails/tvm/tvmrpc, and rails/xrpl/xrplrpc's rippled POSTs): one
 // request, an answer of at most MaxAnswer bytes read as JSON, a 404 read as
 // "not there", any other status an error carrying the node's own message.
 package restjson

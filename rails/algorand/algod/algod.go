@@ -9,15 +9,14 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/algorand"
+	"github.com/termsgate/termsgate/rails/restjson"
 )
 
 // Defaults of a Client.
@@ -41,46 +40,24 @@ type Error struct {
 
 func (e *Error) Error() string { return "algod: " + e.Path + ": " + e.Detail }
 
+func (c *Client) rest() restjson.Client {
+	h := http.Header{}
+	h.Set("Accept", "application/json")
+	if c.Token != "" {
+		h.Set("X-Algo-API-Token", c.Token)
+	}
+	return restjson.Client{Base: c.URL, HTTP: c.HTTP, Header: h, Max: maxAnswer}
+}
+
 // Params asks the suggested parameters and reads them strictly: every
 // member present and of its type, a 32-byte genesis hash, a genesis id of
 // at most 64 characters, and fees within MaxFee.
 func (c *Client) Params(ctx context.Context) (algorand.Params, error) {
 	const path = "/v2/transactions/params"
 	fail := func(format string, a ...any) error { return &Error{Path: path, Detail: fmt.Sprintf(format, a...)} }
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.URL, "/")+path, nil)
-	if err != nil {
-		return algorand.Params{}, fail("%v", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.Token != "" {
-		req.Header.Set("X-Algo-API-Token", c.Token)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return algorand.Params{}, fail("%v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return algorand.Params{}, fail("%v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return algorand.Params{}, fail("status %d", resp.StatusCode)
-	}
-	if len(raw) > maxAnswer {
-		return algorand.Params{}, fail("answer longer than %d bytes", maxAnswer)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return algorand.Params{}, fail("answer is not JSON: %v", err)
-	}
-	o, ok := jsonv.AsObject(v)
-	if !ok {
-		return algorand.Params{}, fail("answer is not an object")
+	o, err := c.rest().Object(ctx, path)
+	if e, ok := err.(*restjson.Error); ok {
+		return algorand.Params{}, &Error{Path: e.Path, Detail: e.Detail}
 	}
 	var p algorand.Params
 	var ok1, ok2, ok3 bool

@@ -88,3 +88,18 @@ func TestNodeFailuresAreErrors(t *testing.T) {
 		t.Fatalf("inputs %v, err %v", o, in.Err())
 	}
 }
+
+// The call keeps its bounds on restjson: an answer over maxAnswer is this
+// package's Error, and the token goes with the request.
+func TestNodeCallBounds(t *testing.T) {
+	var token string
+	c := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token = r.Header.Get("X-Algo-API-Token")
+		_, _ = w.Write([]byte(`"` + strings.Repeat("a", maxAnswer) + `"`))
+	}))
+	c.Token = "t1"
+	var e *Error
+	if _, err := c.Params(context.Background()); !errors.As(err, &e) || !strings.Contains(e.Detail, "longer than") || token != "t1" {
+		t.Fatalf("long answer: %v (token %q)", err, token)
+	}
+}

@@ -8,18 +8,16 @@
 package tronrpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/restjson"
 	"github.com/termsgate/termsgate/rails/tron"
 )
 
@@ -43,6 +41,14 @@ type Error struct{ Path, Detail string }
 
 func (e *Error) Error() string { return "tronrpc: " + e.Path + ": " + e.Detail }
 
+func (c *Client) rest() restjson.Client {
+	h := http.Header{}
+	if c.APIKey != "" {
+		h.Set("TRON-PRO-API-KEY", c.APIKey)
+	}
+	return restjson.Client{Base: c.URL, HTTP: c.HTTP, Header: h, Max: maxAnswer}
+}
+
 // Block is a block's number and id.
 type Block struct {
 	Number uint64
@@ -55,36 +61,12 @@ type Block struct {
 func (c *Client) NowBlock(ctx context.Context) (Block, error) {
 	const path = "/wallet/getnowblock"
 	fail := func(format string, a ...any) error { return &Error{Path: path, Detail: fmt.Sprintf(format, a...)} }
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.URL, "/")+path, bytes.NewReader([]byte("{}")))
-	if err != nil {
-		return Block{}, fail("%v", err)
+	v, err := c.rest().Do(ctx, http.MethodPost, path, "application/json", []byte("{}"))
+	if e, ok := err.(*restjson.Error); ok {
+		return Block{}, &Error{Path: e.Path, Detail: e.Detail}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.APIKey != "" {
-		req.Header.Set("TRON-PRO-API-KEY", c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return Block{}, fail("%v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return Block{}, fail("%v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return Block{}, fail("status %d", resp.StatusCode)
-	}
-	if len(raw) > maxAnswer {
-		return Block{}, fail("answer longer than %d bytes", maxAnswer)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return Block{}, fail("answer is not JSON: %v", err)
+	if v == nil {
+		return Block{}, fail("status %d", http.StatusNotFound) // a FullNode always has a latest block
 	}
 	o, _ := jsonv.AsObject(v)
 	id, _ := o.GetString("blockID")

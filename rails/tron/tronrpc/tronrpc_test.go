@@ -81,3 +81,22 @@ func FuzzNodeAnswers(f *testing.F) {
 		})
 	})
 }
+
+// The call keeps its bounds on restjson: an answer over maxAnswer and a
+// 404 are this package's Errors, and the API key goes with the request.
+func TestNodeCallBounds(t *testing.T) {
+	var key string
+	big := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key = r.Header.Get("TRON-PRO-API-KEY")
+		_, _ = w.Write([]byte(`"` + strings.Repeat("a", maxAnswer) + `"`))
+	}))
+	big.APIKey = "k1"
+	var e *Error
+	if _, err := big.NowBlock(context.Background()); !errors.As(err, &e) || !strings.Contains(e.Detail, "longer than") || key != "k1" {
+		t.Fatalf("long answer: %v (key %q)", err, key)
+	}
+	missing := start(t, http.NotFoundHandler())
+	if _, err := missing.NowBlock(context.Background()); !errors.As(err, &e) || e.Detail != "status 404" {
+		t.Fatalf("404: %v", err)
+	}
+}

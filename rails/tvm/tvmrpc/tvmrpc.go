@@ -9,15 +9,14 @@ package tvmrpc
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/restjson"
 	"github.com/termsgate/termsgate/rails/tvm"
 )
 
@@ -43,43 +42,17 @@ type Error struct{ Path, Detail string }
 
 func (e *Error) Error() string { return "tvmrpc: " + e.Path + ": " + e.Detail }
 
+// get asks path with query q; its Error names path without the query.
 func (c *Client) get(ctx context.Context, path string, q url.Values) (*jsonv.Object, error) {
-	fail := func(format string, a ...any) error { return &Error{Path: path, Detail: fmt.Sprintf(format, a...)} }
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.URL, "/")+path+"?"+q.Encode(), nil)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
+	h := http.Header{}
 	if c.APIKey != "" {
-		req.Header.Set("X-API-Key", c.APIKey)
+		h.Set("X-API-Key", c.APIKey)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
+	o, err := restjson.Client{Base: c.URL, HTTP: c.HTTP, Header: h, Max: maxAnswer}.Object(ctx, path+"?"+q.Encode())
+	if e, ok := err.(*restjson.Error); ok {
+		return nil, &Error{Path: path, Detail: e.Detail}
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fail("status %d", resp.StatusCode)
-	}
-	if len(raw) > maxAnswer {
-		return nil, fail("answer longer than %d bytes", maxAnswer)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return nil, fail("answer is not JSON: %v", err)
-	}
-	o, ok := jsonv.AsObject(v)
-	if !ok {
-		return nil, fail("answer is not an object")
-	}
-	return o, nil
+	return o, err
 }
 
 // uint32Of reads a uint32 given as a JSON number or a decimal string (TON

@@ -110,3 +110,20 @@ func FuzzNodeAnswers(f *testing.F) {
 		})
 	})
 }
+
+// The call keeps its bounds on restjson: an answer over maxAnswer is this
+// package's Error naming the path without its query, and the API key and
+// the query go with the request.
+func TestNodeCallBounds(t *testing.T) {
+	var key, addr string
+	c := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, addr = r.Header.Get("X-API-Key"), r.URL.Query().Get("address")
+		_, _ = w.Write([]byte(`"` + strings.Repeat("a", maxAnswer) + `"`))
+	}))
+	c.APIKey = "k1"
+	var e *Error
+	if _, err := c.WalletInfo(context.Background()); !errors.As(err, &e) || e.Path != "/api/v3/walletInformation" ||
+		!strings.Contains(e.Detail, "longer than") || key != "k1" || addr != wallet {
+		t.Fatalf("long answer: %v (key %q, address %q)", err, key, addr)
+	}
+}

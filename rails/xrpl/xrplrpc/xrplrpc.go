@@ -7,18 +7,17 @@
 package xrplrpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails/restjson"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
 
@@ -51,13 +50,6 @@ type Error struct {
 
 func (e *Error) Error() string { return "xrplrpc: " + e.Method + ": " + e.Detail }
 
-func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
-	}
-	return http.DefaultClient
-}
-
 // call posts {method, params: [params]} and returns result when its status
 // is "success".
 func (c *Client) call(ctx context.Context, method string, params *jsonv.Object) (*jsonv.Object, error) {
@@ -78,29 +70,13 @@ func (c *Client) call(ctx context.Context, method string, params *jsonv.Object) 
 func (c *Client) answer(ctx context.Context, method string, params *jsonv.Object) (*jsonv.Object, error) {
 	fail := func(format string, a ...any) error { return &Error{Method: method, Detail: fmt.Sprintf(format, a...)} }
 	body := jsonv.Marshal(jsonv.Obj("method", method, "params", []jsonv.Value{params}))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
-	if err != nil {
-		return nil, fail("%v", err)
+	// The endpoint is the whole URL, posted to as given: no Base to join.
+	v, err := restjson.Client{HTTP: c.HTTP, Max: maxAnswer}.Do(ctx, http.MethodPost, c.URL, "application/json", body)
+	if e, ok := err.(*restjson.Error); ok {
+		return nil, fail("%s", e.Detail)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.httpClient().Do(req)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fail("status %d", resp.StatusCode)
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, fail("%v", err)
-	}
-	if len(raw) > maxAnswer {
-		return nil, fail("answer longer than %d bytes", maxAnswer)
-	}
-	v, err := jsonv.Parse(raw)
-	if err != nil {
-		return nil, fail("answer is not JSON: %v", err)
+	if v == nil {
+		return nil, fail("status %d", http.StatusNotFound)
 	}
 	o, _ := jsonv.AsObject(v)
 	result, ok := o.GetObject("result")

@@ -97,3 +97,29 @@ func TestTransportInputsKeepTheError(t *testing.T) {
 		t.Fatalf("%v %v", o, in.Err())
 	}
 }
+
+// The call keeps its bounds on restjson: an answer over maxAnswer and a
+// 404 are this package's Errors naming the method, and the request is a
+// POST to the URL exactly as given.
+func TestLedgerCallBounds(t *testing.T) {
+	var path, method string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path, method = r.URL.Path, r.Method
+		if r.URL.Path == "/missing/" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`"` + strings.Repeat("a", maxAnswer) + `"`))
+	}))
+	defer srv.Close()
+	var e *Error
+	c := &Client{URL: srv.URL + "/rpc/", HTTP: srv.Client()}
+	if _, err := c.Fee(context.Background()); !errors.As(err, &e) || e.Method != "fee" || !strings.Contains(e.Detail, "longer than") ||
+		path != "/rpc/" || method != http.MethodPost {
+		t.Fatalf("long answer: %v (%s %s)", err, method, path)
+	}
+	c.URL = srv.URL + "/missing/"
+	if _, err := c.Fee(context.Background()); !errors.As(err, &e) || e.Detail != "status 404" {
+		t.Fatalf("404: %v", err)
+	}
+}
