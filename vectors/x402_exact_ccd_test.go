@@ -1,10 +1,10 @@
 package vectors_test
 
-// x402-exact-ccd.json: D3's two signed transactions rebuilt byte for byte
-// by the Concordium wallet (signer.CCD with the vectors' seed 0x00…01,
-// against a loopback node answering over gRPC-web), paid through the gate;
-// and the buyer rows B2 and B6. D1–D5's read-side rows and the plant run in
-// rails/ccd (ccd_test.go) over the same file.
+// x402-exact-ccd.json: every row. fixed, D1–D5 and the plant
+// (x402_exact_ccd_rows_test.go); D3's two signed transactions rebuilt byte
+// for byte by the Concordium wallet (signer.CCD with the vectors' seed
+// 0x00…01, against a loopback node answering over gRPC-web), paid through
+// the gate; and the buyer rows B2 and B6.
 
 import (
 	"context"
@@ -50,7 +50,8 @@ func TestX402ExactCcd(t *testing.T) {
 	b2 := row(t, get(t, f, "buyer", "rows"), "B2")
 	b6 := obj(t, row(t, get(t, f, "buyer", "rows"), "B6"), "input", "presented")
 
-	t.Run("D3", func(t *testing.T) {
+	ccdRows(t, f)
+	t.Run("D3 rebuilt", func(t *testing.T) {
 		for _, kind := range []string{"ccd", "plt"} {
 			t.Run(kind, func(t *testing.T) {
 				want := obj(t, f, "D3", kind, "payment")
