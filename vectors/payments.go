@@ -99,6 +99,7 @@ func Payments() (map[string]jsonv.Value, error) {
 	out["mpp/session/hedera"] = r.get(r.row(session, "B6", "mpp/session/hedera"), "input", "presented")
 	out["x402/exact/aptos"] = aptosPayment(r)
 	out["x402/exact/polkadot/lcp-assets-remark"] = b6("x402-exact-polkadot-lcp-assets-remark.json")
+	out["x402/exact/starknet"] = b6("x402-exact-starknet.json")
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -32,4 +32,13 @@ func TestInspectBareStarknet(t *testing.T) {
 			t.Fatalf("exit %d, no %s in %s %s", code, want, out, errs)
 		}
 	}
+	// The payment itself reads through the pairing.
+	code, out, errs = runCLI(t, jsonv.String(pres), "inspect")
+	for _, want := range []string{`"pairing":"x402/exact/starknet"`, `"h":"0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"`,
+		`"payer":"0x3f16efeb2ae57f7d8befb03af08a3a370562dde15149c3506ac2038ffa9be24"`, `"paysOption":true`,
+		`"messageHash":"0x6a787debc79af74005cf96e7323999a93496225609a2372645db6bd5968e22d"`} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Fatalf("payment: exit %d, no %s in %s %s", code, want, out, errs)
+		}
+	}
 }

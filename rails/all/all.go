@@ -18,6 +18,7 @@ import (
 	"github.com/termsgate/termsgate/rails/polkadot"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stacks"
+	"github.com/termsgate/termsgate/rails/starknet"
 	"github.com/termsgate/termsgate/rails/stellar"
 	"github.com/termsgate/termsgate/rails/stripe"
 	"github.com/termsgate/termsgate/rails/sui"
@@ -96,5 +97,6 @@ func Default() *rails.Registry {
 		stacks.ChargeUSDC{},
 		near.NearIntents{},
 		ccd.Exact{},
+		starknet.Exact{},
 	)
 }

@@ -22,6 +22,7 @@ import (
 	_ "github.com/termsgate/termsgate/internal/polkadotseller"    // x402/exact/polkadot/lcp-assets-remark (docs/polkadot.md)
 	_ "github.com/termsgate/termsgate/internal/solanaseller"      // x402/exact/solana, x402/batch-settlement/solana, mpp/session/solana, mpp/charge/solana, mpp/charge/usdc/solana, x402/upto/solana
 	_ "github.com/termsgate/termsgate/internal/stacksseller"      // mpp/charge/usdc/stacks
+	_ "github.com/termsgate/termsgate/internal/starknetseller"    // x402/exact/starknet (docs/starknet.md)
 	_ "github.com/termsgate/termsgate/internal/stellarseller"     // x402/exact/stellar, mpp/charge/stellar
 	_ "github.com/termsgate/termsgate/internal/stripeseller"      // mpp/charge/stripe, mpp/subscription/stripe (docs/stripe.md)
 	_ "github.com/termsgate/termsgate/internal/suiseller"         // x402/exact/sui

@@ -1,0 +1,320 @@
+package starknet
+
+// The Stark curve, y^2 = x^3 + x + β over Starknet's field, and its ECDSA
+// as Starknet accounts verify it (parameters from
+// https://docs.starknet.io/architecture/cryptography/#the_stark_curve).
+// A public key is its point's x coordinate; a signature is (r, s) with the
+// nonce k from RFC 6979's HMAC-SHA-256 construction, so the same key and
+// message give the same signature. The scalar multiplication is not
+// constant-time: it serves a local development key (signer.Starknet), not
+// a key on shared hardware.
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"math/big"
+)
+
+var (
+	curveBeta = mustFelt("0x6f21413efbe40de150e596d72f7a8c5609ad26c15c915c1f4cdfcb99cee9e89")
+	curveGx   = mustFelt("0x1ef15c18599971b7beced415a40f0c7deacfd9b0d1819e03d723d8bc943cfca")
+	curveGy   = mustFelt("0x5668060aa49730b7be4801df46ec62de53ecd11abe43a32873000c36e8dc1f")
+	// CurveOrder is the order N of the generator.
+	CurveOrder, _ = new(big.Int).SetString("800000000000010ffffffffffffffffb781126dcae7b2321e66a241adc64d2f", 16)
+	two251        = new(big.Int).Lsh(big.NewInt(1), 251)
+	betaFE        = toFE(curveBeta)
+	generator     = affine{toFE(curveGx), toFE(curveGy)}
+)
+
+func mustFelt(s string) Felt {
+	f, ok := ParseFelt(s)
+	if !ok {
+		panic("starknet: bad constant " + s)
+	}
+	return f
+}
+
+type affine struct{ x, y fe }
+
+// jac is a point in Jacobian coordinates (X/Z^2, Y/Z^3); Z = 0 is the point
+// at infinity.
+type jac struct{ x, y, z fe }
+
+func (p *affine) jac() jac { return jac{p.x, p.y, feOne} }
+
+func (p *jac) double() jac {
+	if p.z.isZero() {
+		return *p
+	}
+	var xx, yy, yyyy, zz, s, m, t, x3, y3, z3 fe
+	feSquare(&xx, &p.x)
+	feSquare(&yy, &p.y)
+	feSquare(&yyyy, &yy)
+	feSquare(&zz, &p.z)
+	feMul(&s, &p.x, &yy)
+	feAdd(&s, &s, &s)
+	feAdd(&s, &s, &s) // 4·X·Y²
+	feAdd(&m, &xx, &xx)
+	feAdd(&m, &m, &xx)
+	feSquare(&t, &zz)
+	feAdd(&m, &m, &t) // 3·X² + a·Z⁴, a = 1
+	feSquare(&x3, &m)
+	feSub(&x3, &x3, &s)
+	feSub(&x3, &x3, &s)
+	feSub(&t, &s, &x3)
+	feMul(&y3, &m, &t)
+	feAdd(&t, &yyyy, &yyyy)
+	feAdd(&t, &t, &t)
+	feAdd(&t, &t, &t) // 8·Y⁴
+	feSub(&y3, &y3, &t)
+	feMul(&z3, &p.y, &p.z)
+	feAdd(&z3, &z3, &z3)
+	return jac{x3, y3, z3}
+}
+
+func (p *jac) add(q *jac) jac {
+	if p.z.isZero() {
+		return *q
+	}
+	if q.z.isZero() {
+		return *p
+	}
+	var z1z1, z2z2, u1, u2, s1, s2, h, r, hh, hhh, v, x3, y3, z3, t fe
+	feSquare(&z1z1, &p.z)
+	feSquare(&z2z2, &q.z)
+	feMul(&u1, &p.x, &z2z2)
+	feMul(&u2, &q.x, &z1z1)
+	feMul(&s1, &p.y, &q.z)
+	feMul(&s1, &s1, &z2z2)
+	feMul(&s2, &q.y, &p.z)
+	feMul(&s2, &s2, &z1z1)
+	feSub(&h, &u2, &u1)
+	feSub(&r, &s2, &s1)
+	if h.isZero() {
+		if r.isZero() {
+			return p.double()
+		}
+		return jac{}
+	}
+	feSquare(&hh, &h)
+	feMul(&hhh, &h, &hh)
+	feMul(&v, &u1, &hh)
+	feSquare(&x3, &r)
+	feSub(&x3, &x3, &hhh)
+	feSub(&x3, &x3, &v)
+	feSub(&x3, &x3, &v)
+	feSub(&t, &v, &x3)
+	feMul(&y3, &r, &t)
+	feMul(&t, &s1, &hhh)
+	feSub(&y3, &y3, &t)
+	feMul(&z3, &p.z, &q.z)
+	feMul(&z3, &z3, &h)
+	return jac{x3, y3, z3}
+}
+
+func (p *jac) affine() (affine, bool) {
+	if p.z.isZero() {
+		return affine{}, false
+	}
+	var zi, zi2, zi3 fe
+	feInv(&zi, &p.z)
+	feSquare(&zi2, &zi)
+	feMul(&zi3, &zi2, &zi)
+	var a affine
+	feMul(&a.x, &p.x, &zi2)
+	feMul(&a.y, &p.y, &zi3)
+	return a, true
+}
+
+// mul is k·p by 4-bit windows, most significant first.
+func mul(p affine, k *big.Int) jac {
+	var table [16]jac
+	table[1] = p.jac()
+	for i := 2; i < 16; i++ {
+		table[i] = table[i-1].add(&table[1])
+	}
+	var b [32]byte
+	k.FillBytes(b[:])
+	var acc jac
+	for _, c := range b {
+		for _, nib := range [2]byte{c >> 4, c & 0xf} {
+			acc = acc.double()
+			acc = acc.double()
+			acc = acc.double()
+			acc = acc.double()
+			if nib != 0 {
+				acc = acc.add(&table[nib])
+			}
+		}
+	}
+	return acc
+}
+
+// onCurve reports y² = x³ + x + β.
+func onCurve(p affine) bool {
+	var l, r fe
+	feSquare(&l, &p.y)
+	feSquare(&r, &p.x)
+	feMul(&r, &r, &p.x)
+	feAdd(&r, &r, &p.x)
+	feAdd(&r, &r, &betaFE)
+	return l == r
+}
+
+// PublicKey is the x coordinate of priv·G, or false for a key that is not
+// in [1, N).
+func PublicKey(priv *big.Int) (Felt, bool) {
+	if priv.Sign() <= 0 || priv.Cmp(CurveOrder) >= 0 {
+		return Felt{}, false
+	}
+	j := mul(generator, priv)
+	a, ok := j.affine()
+	if !ok {
+		return Felt{}, false
+	}
+	return a.x.felt(), true
+}
+
+var errSign = errors.New("starknet: the message hash is not below 2^251, or the key is not in [1, N)")
+
+// Sign signs a message hash below 2^251 with priv, its nonce k from RFC
+// 6979 (HMAC-SHA-256, qlen 252): r = (k·G).x, s = (z + r·priv)/k mod N,
+// both taken only when r and s^-1 are in [1, 2^251), as Starknet's
+// verifier requires.
+func Sign(priv *big.Int, z Felt) (r, s Felt, err error) {
+	zb := z.Big()
+	if zb.Cmp(two251) >= 0 || priv.Sign() <= 0 || priv.Cmp(CurveOrder) >= 0 {
+		return Felt{}, Felt{}, errSign
+	}
+	d := newDRBG(priv, zb)
+	for {
+		k := d.next()
+		j := mul(generator, k)
+		a, ok := j.affine()
+		if !ok {
+			continue
+		}
+		rb := a.x.felt().Big()
+		rb.Mod(rb, CurveOrder)
+		if rb.Sign() == 0 || rb.Cmp(two251) >= 0 {
+			continue
+		}
+		t := new(big.Int).Mul(rb, priv)
+		t.Add(t, zb)
+		t.Mod(t, CurveOrder)
+		if t.Sign() == 0 {
+			continue
+		}
+		// w = k / (z + r·priv) must be below 2^251; s is its inverse.
+		w := new(big.Int).ModInverse(t, CurveOrder)
+		w.Mul(w, k)
+		w.Mod(w, CurveOrder)
+		if w.Sign() == 0 || w.Cmp(two251) >= 0 {
+			continue
+		}
+		sb := new(big.Int).ModInverse(w, CurveOrder)
+		return feltOfBig(rb), feltOfBig(sb), nil
+	}
+}
+
+// Verify checks (r, s) over z for the public key pub (an x coordinate):
+// r and z below 2^251, s in [1, N) with s^-1 below 2^251, and
+// (z·w)·G + (r·w)·Q having x coordinate r for Q = (pub, ±y).
+func Verify(pub, z, r, s Felt) bool {
+	rb, sb, zb := r.Big(), s.Big(), z.Big()
+	if rb.Sign() == 0 || rb.Cmp(two251) >= 0 || zb.Cmp(two251) >= 0 || sb.Sign() == 0 || sb.Cmp(CurveOrder) >= 0 {
+		return false
+	}
+	w := new(big.Int).ModInverse(sb, CurveOrder)
+	if w == nil || w.Cmp(two251) >= 0 {
+		return false
+	}
+	q, ok := pointOfX(pub)
+	if !ok {
+		return false
+	}
+	u1 := new(big.Int).Mul(zb, w)
+	u1.Mod(u1, CurveOrder)
+	u2 := new(big.Int).Mul(rb, w)
+	u2.Mod(u2, CurveOrder)
+	a := mul(generator, u1)
+	for _, neg := range []bool{false, true} {
+		qq := q
+		if neg {
+			feNeg(&qq.y, &q.y)
+		}
+		b := mul(qq, u2)
+		sum := a.add(&b)
+		if p, ok := sum.affine(); ok && p.x.felt() == r {
+			return true
+		}
+	}
+	return false
+}
+
+// pointOfX is a curve point with x coordinate x, or false.
+func pointOfX(x Felt) (affine, bool) {
+	if !x.InField() {
+		return affine{}, false
+	}
+	xb := x.Big()
+	rhs := new(big.Int).Mul(xb, xb)
+	rhs.Mul(rhs, xb)
+	rhs.Add(rhs, xb)
+	rhs.Add(rhs, curveBeta.Big())
+	rhs.Mod(rhs, PBig)
+	y := new(big.Int).ModSqrt(rhs, PBig)
+	if y == nil {
+		return affine{}, false
+	}
+	return affine{toFE(x), toFE(feltOfBig(y))}, true
+}
+
+// drbg is RFC 6979 section 3.2's HMAC-SHA-256 generator for qlen = 252.
+type drbg struct{ k, v []byte }
+
+func int2octets(x *big.Int) []byte {
+	var b [32]byte
+	x.FillBytes(b[:])
+	return b[:]
+}
+
+func newDRBG(priv, z *big.Int) *drbg {
+	h1 := new(big.Int).Mod(z, CurveOrder)
+	d := &drbg{k: make([]byte, 32), v: make([]byte, 32)}
+	for i := range d.v {
+		d.v[i] = 1
+	}
+	seed := append(int2octets(priv), int2octets(h1)...)
+	d.k = d.mac(d.v, []byte{0}, seed)
+	d.v = d.mac(d.v)
+	d.k = d.mac(d.v, []byte{1}, seed)
+	d.v = d.mac(d.v)
+	return d
+}
+
+func (d *drbg) mac(parts ...[]byte) []byte {
+	m := hmac.New(sha256.New, d.k)
+	for _, p := range parts {
+		m.Write(p)
+	}
+	return m.Sum(nil)
+}
+
+// next is the next candidate k in [1, N).
+func (d *drbg) next() *big.Int {
+	for {
+		d.v = d.mac(d.v)
+		k := new(big.Int).SetBytes(d.v)
+		k.Rsh(k, 4) // bits2int: the leftmost 252 bits
+		if k.Sign() > 0 && k.Cmp(CurveOrder) < 0 {
+			// Step h.3 for the candidate after this one.
+			d.k = d.mac(d.v, []byte{0})
+			d.v = d.mac(d.v)
+			return k
+		}
+		d.k = d.mac(d.v, []byte{0})
+		d.v = d.mac(d.v)
+	}
+}
