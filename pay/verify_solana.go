@@ -14,14 +14,33 @@ package pay
 // When the seller names no transaction and the reader can list signatures
 // (solana.Locator), the payer's own signatures are searched, newest first
 // and bounded as rails/solana's Locate bounds them, for one whose memo
-// carries H and which reads settled.
+// carries H and which reads settled. The search reaches back
+// SolanaSearchSlots from the node's finalized slot when the reader tells it
+// (solanaSlotter): the payment's recent blockhash is valid for 150 blocks
+// (about a minute) and the check runs as soon as the seller answers, so a
+// transaction that landed at all landed inside that window. A search from
+// slot 0 would be complete only on a node that kept every block since
+// genesis, so on any pruning node it could never say "not landed".
 
 import (
 	"encoding/hex"
+	"strconv"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/solana"
 )
+
+// SolanaSearchSlots is how many slots before the node's finalized slot the
+// search for an unnamed x402/exact/solana transaction reaches: 4,500 slots
+// (half an hour at 400 ms a slot), thirty times the life of the payment's
+// blockhash, so that slow answers and skipped slots still fall inside.
+const SolanaSearchSlots = 4500
+
+// solanaSlotter is a reader that tells the node's current slot
+// (solanarpc.Reader: getSlot at finalized).
+type solanaSlotter interface {
+	Slot() (uint64, error)
+}
 
 // checkSolana reads an x402/exact/solana settlement.
 func (vf *Verifier) checkSolana(res *Result, r solana.Reader, v *Verification) {
@@ -46,7 +65,21 @@ func (vf *Verifier) checkSolana(res *Result, r solana.Reader, v *Verification) {
 		}
 		search := ref.Clone()
 		search.Set("feePayer", res.Summary.Payer)
-		search.Set("fromSlot", "0")
+		// A reader that cannot tell the slot searches from the node's
+		// first block, still bounded by Locate's pages.
+		from := uint64(0)
+		if sl, ok := r.(solanaSlotter); ok {
+			now, err := sl.Slot()
+			if err != nil {
+				v.Status = jsonv.Obj("state", solana.StatePending, "why", solana.WhyUnreadable)
+				v.problem(ProblemNotLanded)
+				return
+			}
+			if now > SolanaSearchSlots {
+				from = now - SolanaSearchSlots
+			}
+		}
+		search.Set("fromSlot", strconv.FormatUint(from, 10))
 		found := solana.Locate(search, loc, res.H, func(ref *jsonv.Object, r solana.Reader) solana.Status {
 			return solana.TransferStatus(ref, r)
 		})

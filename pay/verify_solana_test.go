@@ -224,6 +224,92 @@ func TestSettlementSolana(t *testing.T) {
 	})
 }
 
+// TestSettlementSolanaWindow: with no transaction named, the payer's
+// signatures are searched back SolanaSearchSlots from the node's finalized
+// slot, not from slot 0: on a node that pruned its early blocks the search
+// completes (found, or found absent), a signature older than the window
+// ends it unread, and a node that cannot tell its slot is reported
+// unreadable with no list asked for.
+func TestSettlementSolanaWindow(t *testing.T) {
+	key, _ := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaseller.Devnet)
+	account := key.Account()
+	address := account[strings.LastIndexByte(account, ':')+1:]
+	const now = 341000000
+	// pruned holds the window's blocks and none before: a search from
+	// slot 0 would be incomplete on it whatever it listed.
+	pruned := func(r *solanaRig) {
+		r.node.Slot = now
+		r.node.FirstAvailable = now - pay.SolanaSearchSlots
+	}
+	t.Run("found", func(t *testing.T) {
+		h := atr.Sum([]byte(`{"id":"sol-window"}`))
+		rig, payOnce := newSolanaRig(t, `{"id":"sol-window"}`, func(r *solanaRig, sig string, wire []byte) string {
+			r.hold(sig, solanarpc.NodeTx{Slot: now - 20, Wire: wire, Finalized: true})
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			pruned(r)
+			r.node.Lists = map[string][]solanarpc.NodeListed{address: {
+				{Signature: sig, Slot: now - 20, Memo: "[76] " + solana.Carrier(h)},
+			}}
+			return ""
+		})
+		res := payOnce()
+		wantProblems(t, res.Verified)
+		if res.Verified.Transaction != rig.seller.Landed() || rig.count("getSlot") != 1 {
+			t.Fatalf("verified %+v, %d slot reads", res.Verified, rig.count("getSlot"))
+		}
+	})
+	t.Run("older-than-window", func(t *testing.T) {
+		// A signature below the window carrying H ends the search unread:
+		// the payment's blockhash cannot have landed it there.
+		h := atr.Sum([]byte(`{"id":"sol-old"}`))
+		rig, payOnce := newSolanaRig(t, `{"id":"sol-old"}`, func(r *solanaRig, sig string, wire []byte) string {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.node.Slot = now
+			r.node.FirstAvailable = now - pay.SolanaSearchSlots - 1000
+			r.node.Lists = map[string][]solanarpc.NodeListed{address: {
+				{Signature: strings.Repeat("1", 64), Slot: now - pay.SolanaSearchSlots - 1, Memo: "[76] " + solana.Carrier(h)},
+			}}
+			return ""
+		})
+		res := payOnce()
+		wantProblems(t, res.Verified, pay.ProblemNotLanded)
+		if str(res.Verified.Status, "why") != solana.WhyNotFound || rig.count("getTransaction") != 0 {
+			t.Fatalf("status %s, %d reads", jsonv.String(res.Verified.Status), rig.count("getTransaction"))
+		}
+	})
+	t.Run("absent-on-pruned-node", func(t *testing.T) {
+		rig, payOnce := newSolanaRig(t, `{"id":"sol-pruned"}`, func(r *solanaRig, _ string, _ []byte) string {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			pruned(r)
+			return ""
+		})
+		res := payOnce()
+		wantProblems(t, res.Verified, pay.ProblemNotLanded)
+		if str(res.Verified.Status, "why") != solana.WhyNotFound || rig.count("getSignaturesForAddress") != 1 {
+			t.Fatalf("status %s, %d lists", jsonv.String(res.Verified.Status), rig.count("getSignaturesForAddress"))
+		}
+	})
+	t.Run("slot-unreadable", func(t *testing.T) {
+		rig, payOnce := newSolanaRig(t, `{"id":"sol-noslot"}`, func(*solanaRig, string, []byte) string { return "" })
+		rig.fault = func(method string, w http.ResponseWriter) bool {
+			if method != "getSlot" {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":"soon"}`))
+			return true
+		}
+		res := payOnce()
+		wantProblems(t, res.Verified, pay.ProblemNotLanded)
+		if str(res.Verified.Status, "why") != solana.WhyUnreadable || rig.count("getSignaturesForAddress") != 0 {
+			t.Fatalf("status %s, %d lists", jsonv.String(res.Verified.Status), rig.count("getSignaturesForAddress"))
+		}
+	})
+}
+
 func readBody(r *http.Request) []byte {
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 	return raw

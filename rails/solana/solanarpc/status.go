@@ -106,6 +106,12 @@ func (r Reader) FirstAvailableBlock() (uint64, error) {
 	return r.Client.FirstAvailableBlock(r.context())
 }
 
+// Slot is Client.Slot under the reader's context: the settlement check
+// bounds its signature search by it (pay's verify_solana.go).
+func (r Reader) Slot() (uint64, error) {
+	return r.Client.Slot(r.context())
+}
+
 // Signatures is Client.Signatures under the reader's context.
 func (r Reader) Signatures(address, before string, limit int) ([]solana.Listed, error) {
 	return r.Client.Signatures(r.context(), address, before, limit)
