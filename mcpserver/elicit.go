@@ -36,20 +36,53 @@ const (
 // answer when Config.ElicitationTimeout is zero.
 const DefaultElicitationTimeout = 5 * time.Minute
 
-// canElicit reports whether the client of ctx's connection declared
-// elicitation in initialize and the connection can carry the question:
-// only stdio (ServeStdio's session, which matches the client's answers to
-// its requests by id). On streamable HTTP mcp-go has no stream to send a
-// server request on for a call of the 2026-07-28 protocol, which current
-// clients (the official go-sdk) speak, so an HTTP client keeps the approve
-// round trip. The request is the server-initiated elicitation/create of
-// the 2025 protocols, sent whatever version a stdio client's calls name
-// (server.WithLegacyServerInitiatedRequests): a client that does not
-// answer is a refusal once the timeout passes, never a payment.
-func (s *Server) canElicit(ctx context.Context) bool {
-	sess, ok := server.ClientSessionFromContext(ctx).(*stdioSession)
-	return ok && sess.GetClientCapabilities().Elicitation != nil
+// How the human is asked on the connection of a call.
+type elicitMode int
+
+const (
+	elicitNone    elicitMode = iota // the client declared no elicitation: the approve round trip
+	elicitRequest                   // a server-initiated elicitation/create, answered on the connection
+	elicitRounds                    // the multi round-trip form: the call's result asks, the client calls again
+)
+
+// elicitMode is how the client of ctx's call can be asked, if at all:
+//
+//   - over stdio (ServeStdio's session, which matches the client's answers
+//     to its requests by id), the server-initiated elicitation/create of the
+//     2025 protocols, whatever version the client's calls name
+//     (server.WithLegacyServerInitiatedRequests);
+//   - over streamable HTTP, a call of a 2025 protocol version: the same
+//     request, which mcp-go writes to the call's own POST response, turned
+//     into an SSE stream, and whose answer the client POSTs back;
+//   - over streamable HTTP, a call of protocol 2026-07-28 (which declares
+//     its capabilities in its own _meta and has no stream for a server
+//     request): the multi round-trip form (rounds.go).
+//
+// A client that does not answer is a refusal once the timeout passes, never
+// a payment.
+func (s *Server) elicitMode(ctx context.Context) elicitMode {
+	sess := server.ClientSessionFromContext(ctx)
+	if st, ok := sess.(*stdioSession); ok {
+		if st.GetClientCapabilities().Elicitation != nil {
+			return elicitRequest
+		}
+		return elicitNone
+	}
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if info.ClientCapabilities != nil && info.ClientCapabilities.Elicitation != nil {
+			return elicitRounds
+		}
+		return elicitNone
+	}
+	ci, ok := sess.(server.SessionWithClientInfo)
+	if _, asks := sess.(server.SessionWithElicitation); !ok || !asks || ci.GetClientCapabilities().Elicitation == nil {
+		return elicitNone
+	}
+	return elicitRequest
 }
+
+// canElicit reports whether the human can be asked on ctx's call at all.
+func (s *Server) canElicit(ctx context.Context) bool { return s.elicitMode(ctx) != elicitNone }
 
 // aboveConfirm reports whether the payment must be put to the human for its
 // size: above ConfirmAbove in the asset's atomic units, or above
@@ -89,13 +122,27 @@ type approval struct {
 func (a *approval) approve(ctx context.Context, sum pay.Summary) error {
 	isAgreement := a.agreementFirst && a.asked == 0
 	a.asked++
-	if !a.srv.canElicit(ctx) {
+	mode := a.srv.elicitMode(ctx)
+	if mode == elicitNone {
 		return nil
+	}
+	if mode == elicitRounds && roundsOf(ctx).asking() {
+		// A question is out: nothing more is signed in this round.
+		return &gate.Decline{Code: gate.NoPayableOption, Detail: DetailApprovalUnanswered + ": " + paymentWhat(sum) + " (another payment of this call awaits the human's answer)"}
 	}
 	if !isAgreement && !a.srv.aboveConfirm(sum) {
 		return nil
 	}
-	return a.srv.elicit(ctx, approvalMessage(sum, isAgreement, a.link, a.agreement), sum)
+	msg := approvalMessage(sum, isAgreement, a.link, a.agreement)
+	if mode == elicitRounds {
+		return a.srv.askByRound(ctx, msg, sum, isAgreement, a.asked > 1)
+	}
+	return a.srv.elicit(ctx, msg, sum)
+}
+
+// paymentWhat names a payment in a refusal's detail.
+func paymentWhat(sum pay.Summary) string {
+	return fmt.Sprintf("%s of %s %s to %s", sum.Adds(), sum.Network, sum.Asset, sum.Payee)
 }
 
 // approvalMessage is the question the human reads: what is paid, to whom,
@@ -159,7 +206,7 @@ func (s *Server) elicit(ctx context.Context, msg string, sum pay.Summary) error 
 			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 		},
 	})
-	what := fmt.Sprintf("%s of %s %s to %s", sum.Adds(), sum.Network, sum.Asset, sum.Payee)
+	what := paymentWhat(sum)
 	if err != nil {
 		why := err.Error()
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -167,6 +214,12 @@ func (s *Server) elicit(ctx context.Context, msg string, sum pay.Summary) error 
 		}
 		return &gate.Decline{Code: gate.NoPayableOption, Detail: DetailApprovalUnanswered + ": " + what + " (" + why + ")", Err: err}
 	}
+	return answered(res, what)
+}
+
+// answered is the human's answer as the gate takes it: only accept lets
+// the payment be signed.
+func answered(res *mcp.ElicitationResult, what string) error {
 	switch res.Action {
 	case mcp.ElicitationResponseActionAccept:
 		return nil

@@ -202,23 +202,45 @@ func TestElicitationUnanswered(t *testing.T) {
 	a.counts(t, 0, 1, 0)
 }
 
-// TestElicitationHTTPKeepsRoundTrip: over streamable HTTP the server asks
-// nothing, even of a client that declared elicitation (canElicit): the
-// approve round trip is kept, and the human is never asked.
-func TestElicitationHTTPKeepsRoundTrip(t *testing.T) {
-	h := &human{action: "accept"}
-	a := newAgreementSetupWith(t, nil, mcpserver.Config{ConfirmAbove: big.NewInt(0)}, connectHTTPListening, h.options())
-	args := jsonv.Obj("pairing", unprovenID, "document", a.f.D)
-	r := wantOK(t, call(t, a.cs, "atr_transact", args))
-	if r.Has("signed") || !r.Has("approve") {
-		t.Fatalf("first transact: %s", jsonv.Marshal(r))
-	}
-	a.counts(t, 0, 1, 0)
-	args.Set("approved", valueAt(t, r, "approve"))
-	wantOK(t, call(t, a.cs, "atr_transact", args))
-	a.counts(t, 2, 1, 1)
-	if n := len(h.questions()); n != 0 {
-		t.Fatalf("the human was asked %d times over HTTP", n)
+// TestElicitationHTTP: over streamable HTTP the human is asked too. The
+// official go-sdk client speaks protocol 2026-07-28, so the question is the
+// call's input_required result and the client calls again with the answer
+// (rounds.go); the human is asked once, accept pays the agreement and the
+// offer, decline and cancel sign nothing. With and without the client's
+// standalone GET stream.
+func TestElicitationHTTP(t *testing.T) {
+	for _, conn := range []struct {
+		name    string
+		connect func(testing.TB, *mcpserver.Server, *gosdk.ClientOptions) *gosdk.ClientSession
+	}{{"post-only", connectHTTP}, {"listening", connectHTTPListening}} {
+		for _, tc := range []struct {
+			action  string
+			refused string
+		}{
+			{"accept", ""},
+			{"decline", mcpserver.DetailHumanDeclined},
+			{"cancel", mcpserver.DetailHumanCancelled},
+		} {
+			t.Run(conn.name+"/"+tc.action, func(t *testing.T) {
+				h := &human{action: tc.action}
+				a := newAgreementSetupWith(t, nil, mcpserver.Config{}, conn.connect, h.options())
+				r := call(t, a.cs, "atr_transact", jsonv.Obj("pairing", unprovenID, "document", a.f.D))
+				q := h.questions()
+				if len(q) != 1 || !strings.Contains(q[0], "agreement payment") || !strings.Contains(q[0], hashOf(a.f.A)) {
+					t.Fatalf("the human was asked %d times: %q", len(q), q)
+				}
+				if tc.refused != "" {
+					wantRefused(t, r, tc.refused)
+					a.counts(t, 0, 2, 0)
+					return
+				}
+				done := wantOK(t, r)
+				if strAt(t, done, "signed", "payload", "authorization", "nonce") != hashOf(a.f.A) {
+					t.Fatalf("transact: %s", jsonv.Marshal(done))
+				}
+				a.counts(t, 2, 2, 1)
+			})
+		}
 	}
 }
 
@@ -356,4 +378,37 @@ func TestElicitationChannelVoucher(t *testing.T) {
 	if strAt(t, r, "signed", "payload", "cumulativeAmount") != "100" || sg.calls.Load() != 3 || len(h.questions()) != 3 {
 		t.Fatalf("the accepted voucher: %s, %d signer calls", jsonv.Marshal(r), sg.calls.Load())
 	}
+}
+
+// TestElicitationHTTPRounds: in the multi round-trip form a call signs its
+// payments in one run, so with the agreement approved and paid, an offer
+// payment above ConfirmAbove cannot be asked about in a further round
+// (that round would sign the agreement again): it is refused unsigned, and
+// the human was asked only about the agreement. A payment above
+// ConfirmAbove that comes first is asked about and, declined, not signed.
+func TestElicitationHTTPRounds(t *testing.T) {
+	t.Run("second-question", func(t *testing.T) {
+		h := &human{action: "accept"}
+		a := newAgreementSetupWith(t, nil, mcpserver.Config{ConfirmAbove: big.NewInt(0)}, connectHTTP, h.options())
+		r := call(t, a.cs, "atr_transact", jsonv.Obj("pairing", unprovenID, "document", a.f.D))
+		if q := h.questions(); len(q) != 1 || !strings.Contains(q[0], "agreement payment") {
+			t.Fatalf("the human was asked %q", q)
+		}
+		wantRefused(t, r, mcpserver.DetailApprovalUnanswered)
+		a.counts(t, 1, 2, 1)
+	})
+	t.Run("confirm-above-decline", func(t *testing.T) {
+		f := loadFixture(t)
+		h := &human{action: "decline"}
+		sg := newSigner(t, f)
+		cs := connectHTTP(t, newServer(t, f, newSeller(t, f.A), mcpserver.Config{Signer: sg, ConfirmAbove: big.NewInt(0)}), h.options())
+		r := call(t, cs, "atr_transact", jsonv.Obj("pairing", pairing, "document", f.D))
+		if q := h.questions(); len(q) != 1 || !strings.Contains(q[0], hashOf(f.A)) {
+			t.Fatalf("the human was asked %q", q)
+		}
+		wantRefused(t, r, mcpserver.DetailHumanDeclined)
+		if sg.calls.Load() != 0 {
+			t.Fatalf("%d signer calls after a refusal", sg.calls.Load())
+		}
+	})
 }

@@ -173,9 +173,10 @@ func New(cfg Config) (*Server, error) {
 		// Only a server with a wallet asks the human anything.
 		// Clients that declare elicitation (the official go-sdk among them)
 		// answer elicitation/create on stdio whatever protocol version their
-		// calls carry; the multi round-trip form of 2026-07-28 is not used
-		// (docs/mcp.md, "Approval by the human").
-		//lint:ignore SA1019 the multi round-trip form is not yet served; see above
+		// calls carry; over HTTP, calls of 2026-07-28 are asked in the multi
+		// round-trip form instead (rounds.go; docs/mcp.md, "Approval by the
+		// human").
+		//lint:ignore SA1019 stdio keeps the server-initiated request for every version; see above
 		opts = append(opts, server.WithElicitation(), server.WithLegacyServerInitiatedRequests())
 	}
 	s.mcp = server.NewMCPServer("termsgate", version, opts...)
@@ -259,7 +260,17 @@ func (s *Server) handler(t toolDef) server.ToolHandlerFunc {
 			return refused(aerr.msg), nil
 		}
 		ctx = s.withProgress(ctx, req)
-		return outcome(t.run(ctx, args)), nil
+		if s.payer() == nil || s.elicitMode(ctx) != elicitRounds {
+			return outcome(t.run(ctx, args)), nil
+		}
+		r := &rounds{responses: req.Params.InputResponses, state: req.Params.RequestState}
+		out, err := t.run(context.WithValue(ctx, roundsKey{}, r), args)
+		if r.pending != nil {
+			// The round asked the human and signed nothing after asking
+			// (approval.approve): its result is the question.
+			return r.pending, nil
+		}
+		return outcome(out, err), nil
 	}
 }
 
