@@ -19,6 +19,7 @@ import (
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/casper"
+	"github.com/termsgate/termsgate/signer"
 )
 
 // casperReader answers from a row's call: an object, null (the node knows
@@ -304,6 +305,22 @@ func TestX402ExactCasper(t *testing.T) {
 		wantDecline(t, err, gate.Code(str(t, r, "expect", "decline")), "")
 		if want, _ := jsonv.AsSafeInt(get(t, r, "expect", "signCalls")); sg.calls.Load() != want || s.fetches.Load() != 1 {
 			t.Fatalf("%d signer calls, %d fetches", sg.calls.Load(), s.fetches.Load())
+		}
+		// The control: the terms it advertises, paid once by the published
+		// Casper development key (B2's payer's key is no one's here), and
+		// the payment's nonce is H.
+		s.serveBytes([]byte("abc"))
+		dev, err := signer.CasperFromSeed(signer.CasperDevSeed, "casper:casper-test", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sg = &countingSigner{inner: dev}
+		res, err := s.gateFor(n, reg).Transact(context.Background(), get(t, in, "doc"), str(t, r, "pairing"), sg, nil)
+		if err != nil || sg.calls.Load() != 1 {
+			t.Fatalf("control: %v (%d calls)", err, sg.calls.Load())
+		}
+		if h, err := p.Bound(res.Signed); err != nil || h != str(t, r, "advertised") {
+			t.Fatalf("control's bound %s, %v", h, err)
 		}
 	})
 	t.Run("B6", func(t *testing.T) {
