@@ -8,6 +8,7 @@ import (
 	"github.com/termsgate/termsgate/rails/aptos"
 	"github.com/termsgate/termsgate/rails/card"
 	"github.com/termsgate/termsgate/rails/cardano"
+	"github.com/termsgate/termsgate/rails/casper"
 	"github.com/termsgate/termsgate/rails/ccd"
 	"github.com/termsgate/termsgate/rails/checkout"
 	"github.com/termsgate/termsgate/rails/cloudflare"
@@ -96,6 +97,7 @@ func Default() *rails.Registry {
 		cardano.Exact{},
 		stacks.ChargeUSDC{},
 		near.NearIntents{},
+		casper.Exact{},
 		ccd.Exact{},
 		starknet.Exact{},
 	)

@@ -310,6 +310,9 @@ type Carried struct {
 	Signature     string
 }
 
+// ReadPayment reads a presented payment as Bound does.
+func ReadPayment(presented jsonv.Value) (*Carried, error) { return carried(presented) }
+
 // carried reads a presented payment: x402Version 2, an option this pairing
 // serves as accepted, a payload whose authorization has the six members as
 // strings and a nonce of 64 hex digits (0x allowed), and a tagged public

@@ -10,6 +10,7 @@ import (
 	_ "github.com/termsgate/termsgate/internal/aptosseller"       // x402/exact/aptos (docs/aptos.md)
 	_ "github.com/termsgate/termsgate/internal/cardanoseller"     // x402/exact/cardano
 	_ "github.com/termsgate/termsgate/internal/cardseller"        // card/visa-tap, card/mastercard-vi/*, card/seller-reference, mpp/charge/card (docs/cards.md)
+	_ "github.com/termsgate/termsgate/internal/casperseller"      // x402/exact/casper
 	_ "github.com/termsgate/termsgate/internal/ccdseller"         // x402/exact/ccd (docs/ccd.md)
 	_ "github.com/termsgate/termsgate/internal/checkoutseller"    // ap2, ucp, acp and ack checkouts (docs/checkout.md)
 	_ "github.com/termsgate/termsgate/internal/hederaseller"      // x402/exact/hedera, mpp/charge/hedera, x402/exact/hedera/transfer-executor
