@@ -313,21 +313,64 @@ func (g *Gate) Finish(bytes []byte, pairing string, chosen rails.Chosen, signatu
 		return nil, decline(ATRTooLarge, DetailTooLarge)
 	}
 	h := atr.Sum(bytes)
+	// One build serves the three checks: the build is a function of
+	// chosen, bytes and h, so the request made from it is the one a
+	// second or third build would make (each was a third of a Permit2
+	// Finish's build work).
+	req, first, pre := finishBuild(p, chosen, bytes, h, signature)
 	// A malformed signature is the signer's failure, said as such, not a
 	// payment that does not carry H.
-	if d := checkFinishedForm(p, chosen, bytes, h, signature); d != nil {
+	if d := signatureForm(req, first); d != nil {
 		return nil, d
 	}
-	f, err := finish(p, bytes, h, chosen, signature, nil)
+	f, err := finish(p, bytes, h, chosen, signature, pre)
 	if err != nil {
 		return nil, err
 	}
 	// A signature made elsewhere: it must be the chosen account's, and
 	// still valid (docs/mcp.md, "Finish checks the signature").
-	if d := checkFinished(p, chosen, bytes, h, signature, g.now()); d != nil {
+	if d := checkFinished(chosen, req, first, g.now()); d != nil {
 		return nil, d
 	}
 	return f, nil
+}
+
+// finishBuild builds the chosen payment once for Finish: its first signing
+// request, the answer to it among signature (the only one, or the first of
+// a multi-step payment's), and the build for finish to complete. Nil
+// request and build when there is no signature, or the build or its
+// request fails: finish then builds again and declines as it says.
+func finishBuild(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash, signature jsonv.Value) (rails.Request, jsonv.Value, *prebuilt) {
+	if signature == nil {
+		return nil, nil, nil
+	}
+	first := signature
+	if list, ok := signature.([]jsonv.Value); ok {
+		if len(list) == 0 {
+			return nil, nil, nil
+		}
+		first = list[0]
+	}
+	if _, ok := jsonv.AsObject(chosen.Choice); !ok || chosen.Pairing != p.ID() || len(bytes) > atr.MaxBytes {
+		return nil, nil, nil
+	}
+	u, err := rebuild(p, chosen, bytes, h)
+	if err != nil {
+		return nil, nil, nil
+	}
+	req, err := call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+	if err != nil || req == nil {
+		return nil, nil, nil
+	}
+	moves := false
+	if m, ok := p.(rails.Mover); ok {
+		// The signature exists already: a pairing that panics saying
+		// whether it moved value is taken to have moved it, so a later
+		// decline keeps the signature rather than lose a payment.
+		mv, merr := protect(func() (bool, error) { return m.Moves(req), nil })
+		moves = mv || merr != nil
+	}
+	return req, first, &prebuilt{u: u, moves: moves}
 }
 
 // prebuilt is the unsigned payment a signing request was made from, and

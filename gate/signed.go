@@ -8,7 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/evm"
@@ -162,53 +161,11 @@ func recoverAddress(digest [32]byte, sig []byte) (common.Address, bool) {
 // checkFinished is Finish's signature check: the first request's answer
 // (the only one, or the first of a multi-step payment's) against the
 // choice's from.
-func checkFinished(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash, signature jsonv.Value, now int64) *Decline {
+func checkFinished(chosen rails.Chosen, req rails.Request, first jsonv.Value, now int64) *Decline {
 	c, _ := jsonv.AsObject(chosen.Choice)
 	from, _ := c.GetString("from")
-	if !evm.IsAddress(from) {
-		return nil
-	}
-	req, first := firstRequest(p, chosen, bytes, h, signature)
-	if req == nil {
+	if req == nil || !evm.IsAddress(from) {
 		return nil
 	}
 	return checkSigned(req, first, from, now)
-}
-
-// checkFinishedForm is Finish's check of the first answer's form, before it
-// is joined to the payment: a malformed signature is the signer's failure.
-func checkFinishedForm(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash, signature jsonv.Value) *Decline {
-	if signature == nil {
-		return nil
-	}
-	req, first := firstRequest(p, chosen, bytes, h, signature)
-	if req == nil {
-		return nil
-	}
-	return signatureForm(req, first)
-}
-
-// firstRequest is the first signing request of the chosen payment, rebuilt,
-// and the answer to it among signature (the only one, or the first of a
-// multi-step payment's); nil when it cannot be rebuilt (finish declines it).
-func firstRequest(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash, signature jsonv.Value) (rails.Request, jsonv.Value) {
-	first := signature
-	if list, ok := signature.([]jsonv.Value); ok {
-		if len(list) == 0 {
-			return nil, nil
-		}
-		first = list[0]
-	}
-	if _, ok := jsonv.AsObject(chosen.Choice); !ok || chosen.Pairing != p.ID() {
-		return nil, nil
-	}
-	u, err := rebuild(p, chosen, bytes, h)
-	if err != nil {
-		return nil, nil
-	}
-	req, err := call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
-	if err != nil {
-		return nil, nil
-	}
-	return req, first
 }
