@@ -282,7 +282,8 @@ func (x x402Permit2) build(choice jsonv.Value, h atr.Hash) (rails.Unsigned, erro
 		Spender: x.proxy, Nonce: decimal, Deadline: deadline,
 		Witness: &Permit2Witness{Type: "Witness", Fields: x.witness, Value: witness},
 	}
-	td, err := permit.TypedData()
+	// The typed data stays in the build; permit2RequestOf hands out copies.
+	td, err := permit.typedData(true)
 	if err != nil {
 		return nil, rails.Refuse(x402.CodeOptionMalformed)
 	}

@@ -112,7 +112,7 @@ func (MPPPermit2) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigne
 		permitted[i] = jsonv.Obj("token", currency, "amount", l.amount.String())
 		details[i] = jsonv.Obj("to", l.to, "requestedAmount", l.amount.String())
 	}
-	typedData, err := permit.TypedData()
+	typedData, err := permit.typedData(true) // kept in the build; Request hands out copies
 	if err != nil {
 		return nil, rails.Refuse(mpp.CodeInputMalformed)
 	}

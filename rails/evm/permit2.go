@@ -92,7 +92,11 @@ func (p Permit2Permit) PrimaryType() string {
 
 // Types is p's EIP-712 type list, in the order the typed data writes it:
 // a copy of the one built the first time this shape was asked for.
-func (p Permit2Permit) Types() *jsonv.Object {
+func (p Permit2Permit) Types() *jsonv.Object { return p.types(false) }
+
+// types is Types; with shared, the kept list itself, which its caller
+// must never hand out or change.
+func (p Permit2Permit) types(shared bool) *jsonv.Object {
 	key := p.PrimaryType()
 	if p.Batch {
 		key += "[]"
@@ -104,9 +108,12 @@ func (p Permit2Permit) Types() *jsonv.Object {
 	t, ok := permit2Types.m[key]
 	permit2Types.RUnlock()
 	if ok {
+		if shared {
+			return t
+		}
 		return t.Clone()
 	}
-	t = p.types()
+	t = p.buildTypes()
 	permit2Types.Lock()
 	if permit2Types.m == nil {
 		permit2Types.m = map[string]*jsonv.Object{}
@@ -115,6 +122,9 @@ func (p Permit2Permit) Types() *jsonv.Object {
 		permit2Types.m[key] = t
 	}
 	permit2Types.Unlock()
+	if shared {
+		return t
+	}
 	return t.Clone()
 }
 
@@ -124,7 +134,7 @@ var permit2Types struct {
 	m map[string]*jsonv.Object
 }
 
-func (p Permit2Permit) types() *jsonv.Object {
+func (p Permit2Permit) buildTypes() *jsonv.Object {
 	permitted := "TokenPermissions"
 	if p.Batch {
 		permitted = "TokenPermissions[]"
@@ -150,7 +160,13 @@ func (p Permit2Permit) types() *jsonv.Object {
 // than 32, a single form with several, a batch without a witness, an
 // address or amount that is not one, a witness type name that would clash
 // with Permit2's own.
-func (p Permit2Permit) TypedData() (*jsonv.Object, error) {
+func (p Permit2Permit) TypedData() (*jsonv.Object, error) { return p.typedData(false) }
+
+// typedData is TypedData; with shared, its types member is the type list
+// kept for p's shape itself, not a copy: for a build that keeps the typed
+// data to itself and hands out only copies of it (its Request clones), so
+// the list is not copied twice.
+func (p Permit2Permit) typedData(shared bool) (*jsonv.Object, error) {
 	contract := p.VerifyingContract
 	if contract == "" {
 		contract = Permit2Address
@@ -180,7 +196,7 @@ func (p Permit2Permit) TypedData() (*jsonv.Object, error) {
 	}
 	return jsonv.Obj(
 		"domain", jsonv.Obj("name", "Permit2", "chainId", p.ChainID, "verifyingContract", contract),
-		"types", p.Types(),
+		"types", p.types(shared),
 		"primaryType", p.PrimaryType(),
 		"message", message,
 	), nil
