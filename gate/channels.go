@@ -539,7 +539,9 @@ func (g *Gate) railOf(id string) rails.Pairing {
 // signBatch signs the batch and checks what the signer answered; an error
 // drops what was signed.
 func (g *Gate) signBatch(ctx context.Context, ch rails.Channel, batch *jsonv.Object, n int, built rails.InChannel, w rails.Within, hold *Hold, h atr.Hash, signer Signer) (*WithinResult, error) {
-	progress(ctx, "asking the signer to sign a "+string(w.Action)+" in the held channel")
+	if f := progressOf(ctx); f != nil {
+		f("asking the signer to sign a " + string(w.Action) + " in the held channel")
+	}
 	answer, err := signSafely(ctx, signer, batch)
 	if err != nil {
 		return nil, decline(SignerFailed, DetailSignerFailed).because(err)

@@ -229,7 +229,9 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 	default:
 		return nil, nil, decline(LinkNotHTTPS, ns+"/legal-context-malformed")
 	}
-	progress(ctx, "fetching the ATR at "+read.Link)
+	if f := progressOf(ctx); f != nil {
+		f("fetching the ATR at " + read.Link)
+	}
 	bytes, h, err := g.fetcher().FetchFor(ctx, read.Link, read.H)
 	if err != nil {
 		var fe *atr.FetchError
@@ -241,7 +243,9 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 	if !atr.EqualText(read.H, h) {
 		return nil, nil, decline(HashMismatch, DetailHashMismatch)
 	}
-	progress(ctx, "the ATR's hash matched: "+h.String()+" ("+strconv.Itoa(len(bytes))+" bytes)")
+	if f := progressOf(ctx); f != nil {
+		f("the ATR's hash matched: " + h.String() + " (" + strconv.Itoa(len(bytes)) + " bytes)")
+	}
 	if !publicProof && agreement == "" {
 		return nil, nil, decline(AgreementNotOffered, DetailAgreementNotOffered)
 	}

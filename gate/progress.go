@@ -15,7 +15,14 @@ func WithProgress(ctx context.Context, f ProgressFunc) context.Context {
 }
 
 func progress(ctx context.Context, step string) {
-	if f, ok := ctx.Value(progressKey{}).(ProgressFunc); ok && f != nil {
+	if f := progressOf(ctx); f != nil {
 		f(step)
 	}
+}
+
+// progressOf is ctx's ProgressFunc, nil without one: a step whose text is
+// put together (a link, a hash) is written only when someone reads it.
+func progressOf(ctx context.Context) ProgressFunc {
+	f, _ := ctx.Value(progressKey{}).(ProgressFunc)
+	return f
 }

@@ -215,7 +215,9 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, u rail
 	}
 	req := first
 	for range MaxSignerCalls {
-		progress(ctx, "asking the signer to sign a "+kindOf(req)+" request")
+		if f := progressOf(ctx); f != nil {
+			f("asking the signer to sign a " + kindOf(req) + " request")
+		}
 		answer, err := signSafely(ctx, signer, req)
 		if err != nil {
 			return nil, decline(SignerFailed, DetailSignerFailed).because(err).with(soFar())

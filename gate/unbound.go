@@ -91,7 +91,9 @@ func (g *Gate) TransactUnbound(ctx context.Context, doc jsonv.Value, pairing str
 	if err != nil {
 		return nil, err
 	}
-	progress(ctx, "asking the signer to sign a "+kindOf(req)+" request (unbound: the offer publishes no terms)")
+	if f := progressOf(ctx); f != nil {
+		f("asking the signer to sign a " + kindOf(req) + " request (unbound: the offer publishes no terms)")
+	}
 	answer, err := signSafely(ctx, signer, req)
 	if err != nil {
 		err = decline(SignerFailed, DetailSignerFailed).because(err)

@@ -114,7 +114,7 @@ func (p ExactEIP3009) build(choice jsonv.Value, nonce string) (*exactUnsigned, e
 	if err != nil {
 		return nil, err
 	}
-	malformed := rails.Refuse(x402.CodeOptionMalformed)
+	malformed := func() error { return rails.Refuse(x402.CodeOptionMalformed) } // made only when refused
 	extra, _ := accepted.GetObject("extra")
 	name, _ := extra.GetString("name")
 	version, _ := extra.GetString("version")
@@ -124,13 +124,13 @@ func (p ExactEIP3009) build(choice jsonv.Value, nonce string) (*exactUnsigned, e
 	mtv, _ := accepted.Get("maxTimeoutSeconds")
 	timeout, okTimeout := jsonv.AsSafeInt(mtv)
 	if name == "" || version == "" || !IsAddress(asset) || !IsAddress(payTo) || !IsUint256Decimal(amount) || !okTimeout || timeout <= 0 {
-		return nil, malformed
+		return nil, malformed()
 	}
 	from, _ := c.GetString("from")
 	nv, _ := c.Get("now")
 	now, okNow := jsonv.AsSafeInt(nv)
 	if !IsAddress(from) || !okNow {
-		return nil, malformed
+		return nil, malformed()
 	}
 	network, _ := accepted.GetString("network")
 	chain, _ := chainID(network)
@@ -218,28 +218,28 @@ func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
 	if v, _ := o.Get("x402Version"); v != jsonv.Number(2) {
 		return "", rails.Refuse(x402.CodeNotV2)
 	}
-	payloadMalformed := rails.Refuse(x402.CodePayloadMalformed)
+	payloadMalformed := func() error { return rails.Refuse(x402.CodePayloadMalformed) } // made only when refused
 	if o.Has("refused") {
-		return "", payloadMalformed // a value shaped like a refusal is never a payment
+		return "", payloadMalformed() // a value shaped like a refusal is never a payment
 	}
 	accepted, ok := o.GetObject("accepted")
 	if !ok {
-		return "", payloadMalformed
+		return "", payloadMalformed()
 	}
 	if !p.serves(accepted) {
 		return "", rails.Refuse(x402.CodeOptionNotThisPairing)
 	}
 	payload, ok := o.GetObject("payload")
 	if !ok {
-		return "", payloadMalformed
+		return "", payloadMalformed()
 	}
 	auth, ok := payload.GetObject("authorization")
 	if !ok {
-		return "", payloadMalformed
+		return "", payloadMalformed()
 	}
 	for _, k := range []string{"from", "to", "value", "validAfter", "validBefore", "nonce"} {
 		if _, ok := auth.GetString(k); !ok {
-			return "", payloadMalformed
+			return "", payloadMalformed()
 		}
 	}
 	sig, _ := payload.GetString("signature")
@@ -249,7 +249,7 @@ func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
 	nonce, _ := auth.GetString("nonce")
 	h, err := atr.ParseHash(nonce)
 	if err != nil {
-		return "", payloadMalformed
+		return "", payloadMalformed()
 	}
 	return h.String(), nil
 }
@@ -272,49 +272,49 @@ func (ExactEIP3009) Summarize(req rails.Request) (rails.Grant, error) { return S
 // the contract out of what is signed), so it is refused
 // (CodeRequestUnreadable).
 func SummarizeTransfer(req rails.Request) (rails.Grant, error) {
-	bad := rails.Refuse(CodeRequestUnreadable)
+	bad := func() error { return rails.Refuse(CodeRequestUnreadable) } // made only when refused
 	if req == nil || req.Len() != 2 {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	if kind, _ := req.GetString("kind"); kind != "eip712" {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	td, ok := req.GetObject("typedData")
 	if !ok || td.Len() != 4 {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	if pt, _ := td.GetString("primaryType"); pt != "TransferWithAuthorization" {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	types, ok := td.GetObject("types")
 	if !ok || types.Len() != 2 || !sameFields(types, "EIP712Domain", transferDomainFields) || !sameFields(types, "TransferWithAuthorization", transferFields) {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	domain, ok := td.GetObject("domain")
 	if !ok || domain.Len() != len(transferDomainFields)/2 {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	name, okName := domain.GetString("name")
 	_, okVersion := domain.GetString("version")
 	contract, okContract := domain.GetString("verifyingContract")
 	chain, okChain := domainChainID(domain)
 	if !okName || !okVersion || !okContract || !okChain || !IsAddress(contract) {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	msg, ok := td.GetObject("message")
 	if !ok || msg.Len() != len(transferFields)/2 {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	var f [6]string
 	for i, k := range []string{"from", "to", "value", "validAfter", "validBefore", "nonce"} {
 		if f[i], ok = msg.GetString(k); !ok {
-			return rails.Grant{}, bad
+			return rails.Grant{}, bad()
 		}
 	}
 	from, to, value, after, before := f[0], f[1], f[2], f[3], f[4]
 	if !IsAddress(from) || !IsAddress(to) || !IsUint256Decimal(value) ||
 		!IsUint256Decimal(after) || !IsUint256Decimal(before) || !rails.IsHex(f[5], 64) {
-		return rails.Grant{}, bad
+		return rails.Grant{}, bad()
 	}
 	amount, _ := new(big.Int).SetString(value, 10)
 	network := "eip155:" + chain.String()

@@ -185,7 +185,7 @@ func readChoice(choice jsonv.Value, filter func(*jsonv.Object) (bool, string), p
 	if _, code := filter(accepted); code != "" {
 		return evmChoice{}, rails.Refuse(code)
 	}
-	malformed := rails.Refuse(x402.CodeOptionMalformed)
+	malformed := func() error { return rails.Refuse(x402.CodeOptionMalformed) } // made only when refused
 	asset, _ := accepted.GetString("asset")
 	payTo, _ := accepted.GetString("payTo")
 	amount, _ := accepted.GetString("amount")
@@ -193,13 +193,13 @@ func readChoice(choice jsonv.Value, filter func(*jsonv.Object) (bool, string), p
 	timeout, okTimeout := jsonv.AsSafeInt(mtv)
 	if !IsUint256Decimal(amount) || !okTimeout || timeout <= 0 || !CheckedAddress(asset) || !CheckedAddress(payTo) ||
 		(payable != nil && !payable(accepted)) {
-		return evmChoice{}, malformed
+		return evmChoice{}, malformed()
 	}
 	from, _ := c.GetString("from")
 	nv, _ := c.Get("now")
 	now, okNow := jsonv.AsSafeInt(nv)
 	if !CheckedAddress(from) || !okNow || now < 0 {
-		return evmChoice{}, malformed
+		return evmChoice{}, malformed()
 	}
 	network, _ := accepted.GetString("network")
 	chain, _ := chainID(network)
@@ -334,13 +334,13 @@ func presentedEVM(presented jsonv.Value, scheme string, filter func(*jsonv.Objec
 	if v, _ := o.Get("x402Version"); v != jsonv.Number(2) {
 		return nil, nil, rails.Refuse(x402.CodeNotV2)
 	}
-	malformed := rails.Refuse(x402.CodePayloadMalformed)
+	malformed := func() error { return rails.Refuse(x402.CodePayloadMalformed) } // made only when refused
 	if o.Has("refused") {
-		return nil, nil, malformed // a value shaped like a refusal is never a payment
+		return nil, nil, malformed() // a value shaped like a refusal is never a payment
 	}
 	accepted, ok = o.GetObject("accepted")
 	if !ok {
-		return nil, nil, malformed
+		return nil, nil, malformed()
 	}
 	if served, code := filter(accepted); !served {
 		if s, _ := accepted.GetString("scheme"); code != "" && s == scheme {
@@ -350,7 +350,7 @@ func presentedEVM(presented jsonv.Value, scheme string, filter func(*jsonv.Objec
 	}
 	payload, ok = o.GetObject("payload")
 	if !ok {
-		return nil, nil, malformed
+		return nil, nil, malformed()
 	}
 	return accepted, payload, nil
 }
@@ -380,7 +380,7 @@ func (x x402Permit2) presented(p jsonv.Value) (permit2Presented, error) {
 	if !signatureReads(payload) {
 		return permit2Presented{}, rails.Refuse(x402.CodeSignatureMalformed)
 	}
-	malformed := rails.Refuse(x402.CodePayloadMalformed)
+	malformed := func() error { return rails.Refuse(x402.CodePayloadMalformed) } // made only when refused
 	auth, _ := payload.GetObject("permit2Authorization")
 	a, ok1 := stringsOf(auth, "from", "spender", "nonce", "deadline")
 	permitted, _ := auth.GetObject("permitted")
@@ -388,13 +388,13 @@ func (x x402Permit2) presented(p jsonv.Value) (permit2Presented, error) {
 	witness, _ := auth.GetObject("witness")
 	_, ok3 := stringsOf(witness, "to")
 	if !ok1 || !ok2 || !ok3 {
-		return permit2Presented{}, malformed
+		return permit2Presented{}, malformed()
 	}
 	if !strings.EqualFold(a[1], x.proxy) {
 		return permit2Presented{}, rails.Refuse(CodeSpenderNotProxy)
 	}
 	if _, ok := stringsOf(witness, "facilitator"); x.upto && !ok {
-		return permit2Presented{}, malformed
+		return permit2Presented{}, malformed()
 	}
 	h, ok := Permit2NonceHash(a[2])
 	if !ok {
@@ -423,14 +423,14 @@ func (x x402Permit2) reference(presented jsonv.Value) (*jsonv.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	malformed := rails.Refuse(x402.CodePayloadMalformed)
+	malformed := func() error { return rails.Refuse(x402.CodePayloadMalformed) } // made only when refused
 	from, _ := got.auth.GetString("from")
 	deadline, _ := got.auth.GetString("deadline")
 	to, _ := got.witness.GetString("to")
 	amountText, _ := got.permitted.GetString("amount")
 	amount, okAmount := new(big.Int).SetString(amountText, 10)
 	if !IsAddress(from) || !IsAddress(to) || !IsUint256Decimal(deadline) || !IsUint256Decimal(amountText) || !okAmount {
-		return nil, malformed
+		return nil, malformed()
 	}
 	identity := "from,to,value"
 	fields := TransferFields{From: from, To: to, Value: amount}
@@ -442,7 +442,7 @@ func (x x402Permit2) reference(presented jsonv.Value) (*jsonv.Object, error) {
 	}
 	digest, err := TransferDigest(fields)
 	if err != nil {
-		return nil, malformed
+		return nil, malformed()
 	}
 	network, _ := got.accepted.GetString("network")
 	asset, _ := got.accepted.GetString("asset")

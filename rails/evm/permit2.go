@@ -297,38 +297,38 @@ type permit2Request struct {
 // Extra request members besides kind and typedData are allowed only when
 // named in extra.
 func readPermit2Request(req rails.Request, want Permit2Permit, extra ...string) (permit2Request, error) {
-	bad := rails.Refuse(CodeRequestUnreadable)
+	bad := func() error { return rails.Refuse(CodeRequestUnreadable) } // made only when refused
 	if req == nil || req.Len() != 2+len(extra) {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	for _, k := range extra {
 		if !req.Has(k) {
-			return permit2Request{}, bad
+			return permit2Request{}, bad()
 		}
 	}
 	if kind, _ := req.GetString("kind"); kind != "eip712" {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	td, ok := req.GetObject("typedData")
 	if !ok || td.Len() != 4 {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	if pt, _ := td.GetString("primaryType"); pt != want.PrimaryType() {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	types, ok := td.GetObject("types")
 	if !ok || jsonv.String(types) != jsonv.String(want.Types()) {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	domain, ok := td.GetObject("domain")
 	if !ok || domain.Len() != 3 {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	name, _ := domain.GetString("name")
 	contract, _ := domain.GetString("verifyingContract")
 	chain, okChain := domainChainID(domain)
 	if name != "Permit2" || !okChain || !IsAddress(contract) {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	msg, ok := td.GetObject("message")
 	wantLen := 4
@@ -336,7 +336,7 @@ func readPermit2Request(req rails.Request, want Permit2Permit, extra ...string) 
 		wantLen = 5
 	}
 	if !ok || msg.Len() != wantLen {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	r := permit2Request{chainID: chain, contract: contract, typedData: td, request: req}
 	var okS, okN, okD bool
@@ -344,14 +344,14 @@ func readPermit2Request(req rails.Request, want Permit2Permit, extra ...string) 
 	r.nonce, okN = msg.GetString("nonce")
 	r.deadline, okD = msg.GetString("deadline")
 	if !okS || !okN || !okD || !IsAddress(r.spender) || !IsUint256Decimal(r.nonce) || !IsUint256Decimal(r.deadline) {
-		return permit2Request{}, bad
+		return permit2Request{}, bad()
 	}
 	pv, _ := msg.Get("permitted")
 	var entries []jsonv.Value
 	if want.Batch {
 		list, ok := jsonv.AsArray(pv)
 		if !ok || len(list) != len(want.Permitted) {
-			return permit2Request{}, bad
+			return permit2Request{}, bad()
 		}
 		entries = list
 	} else {
@@ -360,24 +360,24 @@ func readPermit2Request(req rails.Request, want Permit2Permit, extra ...string) 
 	for _, e := range entries {
 		o, ok := jsonv.AsObject(e)
 		if !ok || o.Len() != 2 {
-			return permit2Request{}, bad
+			return permit2Request{}, bad()
 		}
 		token, ok1 := o.GetString("token")
 		amount, ok2 := o.GetString("amount")
 		if !ok1 || !ok2 || !IsAddress(token) || !IsUint256Decimal(amount) {
-			return permit2Request{}, bad
+			return permit2Request{}, bad()
 		}
 		r.permitted = append(r.permitted, Permit2Token{Token: token, Amount: amount})
 	}
 	if want.Witness != nil {
 		w, ok := msg.GetObject("witness")
 		if !ok || w.Len() != len(want.Witness.Fields)/2 {
-			return permit2Request{}, bad
+			return permit2Request{}, bad()
 		}
 		for i := 0; i < len(want.Witness.Fields); i += 2 {
 			v, has := w.Get(want.Witness.Fields[i])
 			if !has || !witnessValueReads(want.Witness.Fields[i+1], v) {
-				return permit2Request{}, bad
+				return permit2Request{}, bad()
 			}
 		}
 		r.witness = w

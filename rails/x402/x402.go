@@ -82,33 +82,33 @@ func legalContext(doc *jsonv.Object) (h, link, agreement string, err error) {
 	if !present {
 		return "", "", "", rails.Refuse(CodeNoLegalContext)
 	}
-	malformed := rails.Refuse(CodeLegalContextMalformed)
+	malformed := func() error { return rails.Refuse(CodeLegalContextMalformed) } // made only when refused
 	lco, ok := jsonv.AsObject(lc)
 	if !ok {
-		return "", "", "", malformed
+		return "", "", "", malformed()
 	}
 	info, ok := lco.GetObject("info")
 	if !ok {
-		return "", "", "", malformed
+		return "", "", "", malformed()
 	}
 	if t, _ := info.GetString("type"); t != "sha256" {
-		return "", "", "", malformed
+		return "", "", "", malformed()
 	}
 	value, _ := info.GetString("value")
 	hash, perr := atr.ParseHash(value)
 	if perr != nil {
-		return "", "", "", malformed
+		return "", "", "", malformed()
 	}
 	linkValue, ok := eitherSpelling(info, "legalContextUrl", "legal_context_url")
 	if !ok || linkValue == nil {
-		return "", "", "", malformed
+		return "", "", "", malformed()
 	}
 	if link, err = checkedLink(linkValue); err != nil {
 		return "", "", "", err
 	}
 	agreementValue, ok := eitherSpelling(info, "legalContextAgreementUrl", "legal_context_agreement_url")
 	if !ok {
-		return "", "", "", malformed
+		return "", "", "", malformed()
 	}
 	// A member that is present is read, null included: null is no link,
 	// so malformed, as the reference gates read it.
