@@ -116,7 +116,7 @@ func (vf *Verifier) Check(res *Result) *Verification {
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}
-	case res.Pairing == solana.ExactID:
+	case res.Pairing == solana.ExactID, res.Pairing == solana.ChargeID, res.Pairing == solana.ChargeUSDCID:
 		r := vf.Solana[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)

@@ -1,6 +1,7 @@
 package pay
 
-// Settlement the buyer checks on Solana, for x402/exact/solana: the payer
+// Settlement the buyer checks on Solana, for x402/exact/solana and the MPP
+// charges (mpp/charge/solana, mpp/charge/usdc/solana). x402: the payer
 // signs a transaction whose fee payer is the seller's facilitator, which
 // co-signs and sends it, so its signature (the fee payer's) is known only
 // from the seller's PAYMENT-RESPONSE. That transaction is read with
@@ -21,6 +22,14 @@ package pay
 // transaction that landed at all landed inside that window. A search from
 // slot 0 would be complete only on a node that kept every block since
 // genesis, so on any pruning node it could never say "not landed".
+//
+// The MPP charges are read the same way, from the transaction the
+// Payment-Receipt's reference names (the seller's fee payer co-signs and
+// sends), or, when the payer is its own fee payer, the payer's signature in
+// the credential. Two differences follow the pairings' files: H is the one
+// memo carrying an LCP string (other memos are split labels,
+// solana.LCPMemo), and a SOL charge is one System transfer (the charge's
+// Summarize).
 
 import (
 	"encoding/hex"
@@ -44,7 +53,7 @@ type solanaSlotter interface {
 
 // checkSolana reads an x402/exact/solana settlement.
 func (vf *Verifier) checkSolana(res *Result, r solana.Reader, v *Verification) {
-	ref, err := solana.Exact{}.Reference(res.Signed)
+	ref, err := solanaReference(res)
 	if err != nil {
 		v.problem(ProblemUnreadablePaid)
 		return
@@ -56,6 +65,14 @@ func (vf *Verifier) checkSolana(res *Result, r solana.Reader, v *Verification) {
 	}
 
 	named := sellerNamed(res)
+	// A payer that is its own fee payer signed first: its signature names
+	// the transaction, whatever the seller says.
+	if own, ok := ref.GetString("transaction"); ok && own != "" {
+		if named != "" && named != own {
+			v.problem(ProblemSellerNamed)
+		}
+		named = own
+	}
 	if named == "" {
 		loc, ok := r.(solana.Locator)
 		if !ok {
@@ -117,10 +134,14 @@ func (vf *Verifier) checkSolana(res *Result, r solana.Reader, v *Verification) {
 // transfer the payment's payer, payee, asset and amount.
 func solanaProblems(res *Result, tx *solana.Tx) []string {
 	var out []string
-	if _, h, err := solana.MemoCarrier(tx); err != nil || h != res.H.String() {
+	memo, summarize := solana.MemoCarrier, solana.Exact{}.Summarize
+	if res.Pairing != solana.ExactID {
+		memo, summarize = solana.LCPMemo, solana.Charge{}.Summarize
+	}
+	if _, h, err := memo(tx); err != nil || h != res.H.String() {
 		out = append(out, ProblemNoH)
 	}
-	g, err := solana.Exact{}.Summarize(jsonv.Obj("kind", "solana-message", "network", res.Summary.Network,
+	g, err := summarize(jsonv.Obj("kind", "solana-message", "network", res.Summary.Network,
 		"message", "0x"+hex.EncodeToString(tx.Message)))
 	if err != nil {
 		return append(out, ProblemUnreadablePaid)
@@ -135,4 +156,16 @@ func solanaProblems(res *Result, tx *solana.Tx) []string {
 		out = append(out, ProblemAmount)
 	}
 	return out
+}
+
+// solanaReference is the paid transaction's reference, read by the
+// pairing's own Reference.
+func solanaReference(res *Result) (*jsonv.Object, error) {
+	switch res.Pairing {
+	case solana.ChargeID:
+		return solana.Charge{}.Reference(res.Signed)
+	case solana.ChargeUSDCID:
+		return solana.ChargeUSDC{}.Reference(res.Signed)
+	}
+	return solana.Exact{}.Reference(res.Signed)
 }

@@ -31,6 +31,7 @@ type solanaRig struct {
 	mu     sync.Mutex
 	node   *solanarpc.Node
 	seller *solanaseller.Exact
+	charge *solanaseller.Charge // the MPP charge seller, for newSolanaChargeRig
 	reads  map[string]int
 	fault  func(method string, w http.ResponseWriter) bool
 }
@@ -49,10 +50,27 @@ func (r *solanaRig) count(method string) int {
 
 func newSolanaRig(t *testing.T, terms string, submit func(r *solanaRig, sig string, wire []byte) string) (*solanaRig, func() *pay.Result) {
 	t.Helper()
-	rig := &solanaRig{node: solanaseller.DemoNode(341000000), reads: map[string]int{}}
-	rig.node.Txs = map[string]solanarpc.NodeTx{}
+	rig := &solanaRig{}
 	rig.seller = solanaseller.NewExact([]byte(terms), []byte(`{"report":"paid"}`))
 	rig.seller.Submit = func(sig string, wire []byte) string { return submit(rig, sig, wire) }
+	return startSolanaRig(t, rig, rig.seller)
+}
+
+// newSolanaChargeRig is newSolanaRig with the loopback MPP charge seller
+// (mpp/charge/solana, or usdc's mpp/charge/usdc/solana), whose
+// Payment-Receipt's reference is what submit returns.
+func newSolanaChargeRig(t *testing.T, terms string, usdc bool, submit func(r *solanaRig, sig string, wire []byte) string) (*solanaRig, func() *pay.Result) {
+	t.Helper()
+	rig := &solanaRig{}
+	rig.charge = solanaseller.NewCharge([]byte(terms), []byte(`{"report":"paid"}`), usdc)
+	rig.charge.Submit = func(sig string, wire []byte) string { return submit(rig, sig, wire) }
+	return startSolanaRig(t, rig, rig.charge)
+}
+
+func startSolanaRig(t *testing.T, rig *solanaRig, seller http.Handler) (*solanaRig, func() *pay.Result) {
+	t.Helper()
+	rig.node, rig.reads = solanaseller.DemoNode(341000000), map[string]int{}
+	rig.node.Txs = map[string]solanarpc.NodeTx{}
 	// The seller's host and the buyer's input reads (the mint, the
 	// blockhash) on one loopback TLS server, as the demo has them.
 	srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +80,7 @@ func newSolanaRig(t *testing.T, terms string, submit func(r *solanaRig, sig stri
 			rig.node.ServeHTTP(w, r)
 			return
 		}
-		rig.seller.ServeHTTP(w, r)
+		seller.ServeHTTP(w, r)
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -316,3 +334,90 @@ func readBody(r *http.Request) []byte {
 }
 
 func bodyOf(raw []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(raw)) }
+
+// TestSettlementSolanaCharge: the MPP charges on Solana are read from the
+// transaction the Payment-Receipt's reference names, as x402/exact/solana's
+// are: the very message signed, run without error, its one LCP memo carrying
+// H (here beside no label) and its TransferChecked the payment; another
+// transaction named, a failed one and one the node does not hold are each
+// reported, and a receipt naming none has the payer's signatures searched.
+func TestSettlementSolanaCharge(t *testing.T) {
+	for _, usdc := range []bool{false, true} {
+		name := solana.ChargeID
+		if usdc {
+			name = solana.ChargeUSDCID
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Run("settled", func(t *testing.T) {
+				rig, payOnce := newSolanaChargeRig(t, `{"id":"charge-settled"}`, usdc, landedAs(true, nil))
+				res := payOnce()
+				wantProblems(t, res.Verified)
+				if res.Pairing != name || res.Verified.Transaction != rig.charge.Landed() ||
+					str(res.Verified.Status, "commitment") != solana.CommitmentFinalized || rig.count("getTransaction") != 1 {
+					t.Fatalf("%s verified %+v, %d reads", res.Pairing, res.Verified, rig.count("getTransaction"))
+				}
+			})
+			t.Run("another-transaction", func(t *testing.T) {
+				var earlier string
+				rig, payOnce := newSolanaChargeRig(t, `{"id":"charge-another"}`, usdc, func(r *solanaRig, sig string, wire []byte) string {
+					r.hold(sig, solanarpc.NodeTx{Slot: 341000001, Wire: wire, Finalized: true})
+					if earlier == "" {
+						earlier = sig
+					}
+					return earlier
+				})
+				wantProblems(t, payOnce().Verified)
+				rig.charge.SetATR([]byte(`{"id":"charge-another-2"}`))
+				res := payOnce()
+				wantProblems(t, res.Verified, pay.ProblemSellerNamed, pay.ProblemNotLanded)
+				if str(res.Verified.Status, "why") != solana.WhyNotThisInstrument {
+					t.Fatal(jsonv.String(res.Verified.Status))
+				}
+			})
+			t.Run("failed", func(t *testing.T) {
+				_, payOnce := newSolanaChargeRig(t, `{"id":"charge-failed"}`, usdc, landedAs(true, jsonv.Obj("InstructionError", []jsonv.Value{jsonv.Number(2), jsonv.Obj("Custom", jsonv.Number(1))})))
+				res := payOnce()
+				wantProblems(t, res.Verified, pay.ProblemNotLanded)
+				if str(res.Verified.Status, "why") != solana.WhyErr {
+					t.Fatal(jsonv.String(res.Verified.Status))
+				}
+			})
+			t.Run("not-held", func(t *testing.T) {
+				rig, payOnce := newSolanaChargeRig(t, `{"id":"charge-missing"}`, usdc, func(_ *solanaRig, sig string, _ []byte) string { return sig })
+				res := payOnce()
+				wantProblems(t, res.Verified, pay.ProblemNotLanded)
+				if str(res.Verified.Status, "why") != solana.WhyNotFound || rig.count("getTransaction") != 2 {
+					t.Fatalf("status %s, %d reads", jsonv.String(res.Verified.Status), rig.count("getTransaction"))
+				}
+			})
+			t.Run("not-named-found", func(t *testing.T) {
+				key, _ := signer.SolanaFromSeedHex(signer.SolanaDevSeed, solanaseller.Devnet)
+				account := key.Account()
+				h := atr.Sum([]byte(`{"id":"charge-search"}`))
+				rig, payOnce := newSolanaChargeRig(t, `{"id":"charge-search"}`, usdc, func(r *solanaRig, sig string, wire []byte) string {
+					landedAs(true, nil)(r, sig, wire)
+					r.mu.Lock()
+					defer r.mu.Unlock()
+					r.node.Lists = map[string][]solanarpc.NodeListed{account[strings.LastIndexByte(account, ':')+1:]: {
+						{Signature: strings.Repeat("1", 64), Slot: 341000002, Memo: "[10] unrelated"},
+						{Signature: sig, Slot: 341000001, Memo: "[76] " + solana.Carrier(h)},
+					}}
+					return ""
+				})
+				res := payOnce()
+				wantProblems(t, res.Verified)
+				if res.Verified.Transaction != rig.charge.Landed() || rig.count("getSignaturesForAddress") != 1 {
+					t.Fatalf("verified %+v, %d lists", res.Verified, rig.count("getSignaturesForAddress"))
+				}
+			})
+			t.Run("not-named-absent", func(t *testing.T) {
+				rig, payOnce := newSolanaChargeRig(t, `{"id":"charge-absent"}`, usdc, func(*solanaRig, string, []byte) string { return "" })
+				res := payOnce()
+				wantProblems(t, res.Verified, pay.ProblemNotLanded)
+				if str(res.Verified.Status, "why") != solana.WhyNotFound || rig.count("getTransaction") != 0 {
+					t.Fatalf("status %s, %d reads", jsonv.String(res.Verified.Status), rig.count("getTransaction"))
+				}
+			})
+		})
+	}
+}

@@ -39,10 +39,16 @@ func init() {
 // challenge must be the one it issues, unexpired. It sends nothing.
 type Charge struct {
 	terms.MPPCharge
-	USDC     bool
+	USDC bool
+	// Submit, when set, is given each co-signed transaction (its
+	// signature and wire) and the seller's Payment-Receipt names as its
+	// reference the transaction Submit returns: the settlement tests'
+	// seller, which may name another.
+	Submit   func(signature string, wire []byte) (named string)
 	feePayer solanago.PrivateKey
 	mu       sync.Mutex
 	landed   string
+	wire     []byte
 }
 
 // Landed is the signature of the last transaction the seller co-signed.
@@ -87,7 +93,21 @@ func (s *Charge) Challenges() ([]jsonv.Value, error) {
 }
 
 func (s *Charge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Serve(w, r, s.accept, s.Challenges)
+	s.Serve(w, r, func(credential string) error {
+		err := s.accept(credential)
+		if err == nil && s.Submit != nil {
+			s.mu.Lock()
+			sig, wire := s.landed, s.wire
+			s.mu.Unlock()
+			method := "solana"
+			if s.USDC {
+				method = "usdc"
+			}
+			w.Header().Set("Payment-Receipt", mpp.EncodeObject(jsonv.Obj("status", "success", "method", method,
+				"timestamp", s.Now().UTC().Format(time.RFC3339), "reference", s.Submit(sig, wire))))
+		}
+		return err
+	}, s.Challenges)
 }
 
 func (s *Charge) accept(header string) error {
@@ -120,8 +140,12 @@ func (s *Charge) accept(header string) error {
 	if err != nil {
 		return err
 	}
+	wire, err := tx.MarshalBinary()
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
-	s.landed = sig.String()
+	s.landed, s.wire = sig.String(), wire
 	s.mu.Unlock()
 	return nil
 }
