@@ -102,7 +102,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			return v
 		}
 		vf.checkStellar(res, r, v)
-	case res.Pairing == evm.ExactEIP3009ID, res.Pairing == evm.ExactPermit2ID, res.Pairing == evm.UptoPermit2ID:
+	case res.Pairing == evm.ExactEIP3009ID, res.Pairing == evm.ExactPermit2ID, res.Pairing == evm.UptoPermit2ID,
+		res.Pairing == evm.MPPAuthorizationID, res.Pairing == evm.MPPUSDCID:
 		r := vf.EVM[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)
@@ -113,6 +114,10 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			vf.checkEIP3009(res, r, v)
 		case evm.ExactPermit2ID:
 			vf.checkPermit2(res, evm.ExactPermit2{}, false, r, v)
+		case evm.MPPAuthorizationID:
+			vf.checkMPPAuthorization(res, evm.MPPAuthorization{}, r, v)
+		case evm.MPPUSDCID:
+			vf.checkMPPAuthorization(res, evm.MPPUSDC{}, r, v)
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}

@@ -15,6 +15,10 @@ package pay
 //     at most the authorized maximum), then the rail's Status
 //     (rails/evm): the settling call's input carries the Permit2 nonce H,
 //     and for upto Permit2 holds that nonce used at the receipt's block.
+//   - mpp/charge/evm/authorization and mpp/charge/usdc/evm: as EIP-3009,
+//     the receipt the Payment-Receipt's reference names, the nonce being
+//     the signed one, which the pairing derives from the echoed challenge
+//     whose id carries H.
 //
 // A receipt the node does not have, a reverted one, an answer that is not a
 // receipt, or a failed read is not-landed, with the rail's status.
@@ -127,6 +131,30 @@ func (vf *Verifier) checkEIP3009(res *Result, r evm.Reader, v *Verification) {
 		v.problem(ProblemUnreadablePaid)
 		return
 	}
+	vf.checkAuthorizationUsed(res, want, r, v)
+}
+
+// checkMPPAuthorization reads an MPP EIP-3009 charge
+// (mpp/charge/evm/authorization, mpp/charge/usdc/evm): the signed nonce is
+// the pairing's hash of the echoed challenge, whose id carries H (the
+// pairing's Bound checks both), and the token emits it in AuthorizationUsed;
+// the receipt is the one the Payment-Receipt's reference names.
+func (vf *Verifier) checkMPPAuthorization(res *Result, p interface {
+	Bound(jsonv.Value) (string, error)
+}, r evm.Reader, v *Verification) {
+	cred, _ := jsonv.AsObject(res.Signed)
+	payload, _ := cred.GetObject("payload")
+	nonce, _ := payload.GetString("nonce")
+	if h, err := p.Bound(res.Signed); err != nil || !evm.SameBytes(h, res.H.String()) || nonce == "" {
+		v.problem(ProblemUnreadablePaid)
+		return
+	}
+	vf.checkAuthorizationUsed(res, nonce, r, v)
+}
+
+// checkAuthorizationUsed reads the named receipt for the token's
+// AuthorizationUsed(payer, want) and the Transfer of the payment.
+func (vf *Verifier) checkAuthorizationUsed(res *Result, want string, r evm.Reader, v *Verification) {
 	receipt := evmReceipt(res, r, v)
 	if receipt == nil {
 		return
