@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"math/big"
+	"sync"
 )
 
 var (
@@ -151,6 +152,104 @@ func mul(p affine, k *big.Int) jac {
 	return acc
 }
 
+// addAffine is p + q for an affine q that is not the point at infinity
+// (mixed addition: q's Z is 1, which saves four multiplications).
+func (p *jac) addAffine(q *affine) jac {
+	if p.z.isZero() {
+		return q.jac()
+	}
+	var z1z1, u2, s2, h, r, hh, hhh, v, x3, y3, z3, t fe
+	feSquare(&z1z1, &p.z)
+	feMul(&u2, &q.x, &z1z1)
+	feMul(&s2, &q.y, &p.z)
+	feMul(&s2, &s2, &z1z1)
+	feSub(&h, &u2, &p.x)
+	feSub(&r, &s2, &p.y)
+	if h.isZero() {
+		if r.isZero() {
+			return p.double()
+		}
+		return jac{}
+	}
+	feSquare(&hh, &h)
+	feMul(&hhh, &h, &hh)
+	feMul(&v, &p.x, &hh)
+	feSquare(&x3, &r)
+	feSub(&x3, &x3, &hhh)
+	feSub(&x3, &x3, &v)
+	feSub(&x3, &x3, &v)
+	feSub(&t, &v, &x3)
+	feMul(&y3, &r, &t)
+	feMul(&t, &p.y, &hhh)
+	feSub(&y3, &y3, &t)
+	feMul(&z3, &p.z, &h)
+	return jac{x3, y3, z3}
+}
+
+// baseTable[i][j-1] is j·16^i·G in affine form, for the generator's
+// fixed-base multiplication: k·G is then one mixed addition for each of
+// k's 64 nibbles and no doubling, which is what signing (k·G for the
+// nonce) and the key's public key cost instead of 252 doublings and 63
+// additions. It is built on first use (about a thousand additions and one
+// batched inversion), not at start, so a program that never signs does
+// not pay for it.
+var (
+	baseTable     [64][15]affine
+	baseTableOnce sync.Once
+)
+
+func buildBaseTable() {
+	var js [64 * 15]jac
+	step := generator.jac() // 16^i·G
+	for i := 0; i < 64; i++ {
+		js[15*i] = step
+		for j := 1; j < 15; j++ {
+			js[15*i+j] = js[15*i+j-1].add(&step)
+		}
+		step = js[15*i+14].add(&step) // 16·16^i·G
+	}
+	// Montgomery's batch inversion: one inversion for all the Z's. None
+	// is zero: each point is m·G for m = j·2^(4i), never a multiple of
+	// the odd prime N.
+	var prefix [64 * 15]fe
+	acc := feOne
+	for i := range js {
+		prefix[i] = acc
+		feMul(&acc, &acc, &js[i].z)
+	}
+	var inv fe
+	feInv(&inv, &acc)
+	for i := len(js) - 1; i >= 0; i-- {
+		var zi, zi2, zi3 fe
+		feMul(&zi, &inv, &prefix[i])
+		feMul(&inv, &inv, &js[i].z)
+		feSquare(&zi2, &zi)
+		feMul(&zi3, &zi2, &zi)
+		a := &baseTable[i/15][i%15]
+		feMul(&a.x, &js[i].x, &zi2)
+		feMul(&a.y, &js[i].y, &zi3)
+	}
+}
+
+// mulBase is k·G for 0 <= k < 2^256 from baseTable.
+func mulBase(k *big.Int) jac {
+	baseTableOnce.Do(buildBaseTable)
+	var b [32]byte
+	k.FillBytes(b[:])
+	var acc jac
+	for i := 0; i < 64; i++ {
+		c := b[31-i/2]
+		nib := c & 0xf
+		if i%2 == 1 {
+			nib = c >> 4
+		}
+		if nib != 0 {
+			acc = acc.addAffine(&baseTable[i][nib-1])
+		}
+	}
+	return acc
+}
+
 // onCurve reports y² = x³ + x + β.
 func onCurve(p affine) bool {
 	var l, r fe
@@ -168,7 +267,7 @@ func PublicKey(priv *big.Int) (Felt, bool) {
 	if priv.Sign() <= 0 || priv.Cmp(CurveOrder) >= 0 {
 		return Felt{}, false
 	}
-	j := mul(generator, priv)
+	j := mulBase(priv)
 	a, ok := j.affine()
 	if !ok {
 		return Felt{}, false
@@ -190,7 +289,7 @@ func Sign(priv *big.Int, z Felt) (r, s Felt, err error) {
 	d := newDRBG(priv, zb)
 	for {
 		k := d.next()
-		j := mul(generator, k)
+		j := mulBase(k)
 		a, ok := j.affine()
 		if !ok {
 			continue
@@ -238,7 +337,7 @@ func Verify(pub, z, r, s Felt) bool {
 	u1.Mod(u1, CurveOrder)
 	u2 := new(big.Int).Mul(rb, w)
 	u2.Mod(u2, CurveOrder)
-	a := mul(generator, u1)
+	a := mulBase(u1)
 	for _, neg := range []bool{false, true} {
 		qq := q
 		if neg {

@@ -56,3 +56,18 @@ func TestSignVerify(t *testing.T) {
 		t.Fatal("verifies swapped")
 	}
 }
+
+// The generator's fixed-base table gives what the windowed ladder gives,
+// for small scalars, nibble edges and N-1.
+func TestMulBaseAgrees(t *testing.T) {
+	for _, s := range []string{"1", "2", "f", "10", "11", "ff", "100", "7a28ae3bd4ed8c0ce0fc0b38c1b2c8d4e18d4c9e0d4e3f1a2b3c4d5e6f708192",
+		"800000000000010ffffffffffffffffb781126dcae7b2321e66a241adc64d2e"} {
+		k, _ := new(big.Int).SetString(s, 16)
+		a, b := mul(generator, k), mulBase(k)
+		pa, okA := a.affine()
+		pb, okB := b.affine()
+		if !okA || !okB || pa != pb {
+			t.Fatalf("%s·G: the table gives another point", s)
+		}
+	}
+}

@@ -49,40 +49,39 @@ func less(a, b [4]uint64) bool {
 	return false
 }
 
-// subP subtracts P from z when z >= P.
-func subP(z *[4]uint64) {
-	if less(*z, pLimbs) {
-		return
-	}
-	var b uint64
-	z[0], b = bits.Sub64(z[0], pLimbs[0], 0)
-	z[1], b = bits.Sub64(z[1], pLimbs[1], b)
-	z[2], b = bits.Sub64(z[2], pLimbs[2], b)
-	z[3], _ = bits.Sub64(z[3], pLimbs[3], b)
-}
-
+// feAdd is z = x + y. P is subtracted always and the borrow picks the
+// result, written out here rather than called: a call and a branch on the
+// value cost as much as the addition, and Poseidon's rounds are mostly
+// additions.
 func feAdd(z, x, y *fe) {
-	var c uint64
-	z[0], c = bits.Add64(x[0], y[0], 0)
-	z[1], c = bits.Add64(x[1], y[1], c)
-	z[2], c = bits.Add64(x[2], y[2], c)
-	z[3], _ = bits.Add64(x[3], y[3], c) // both below 2^252: no carry out
-	subP((*[4]uint64)(z))
+	s0, c := bits.Add64(x[0], y[0], 0)
+	s1, c := bits.Add64(x[1], y[1], c)
+	s2, c := bits.Add64(x[2], y[2], c)
+	s3, _ := bits.Add64(x[3], y[3], c) // both below 2^252: no carry out
+	r0, b := bits.Sub64(s0, 1, 0)
+	r1, b := bits.Sub64(s1, 0, b)
+	r2, b := bits.Sub64(s2, 0, b)
+	r3, b := bits.Sub64(s3, 0x0800000000000011, b)
+	keep := -b // all ones when the sum is below P
+	z[0] = r0 ^ ((r0 ^ s0) & keep)
+	z[1] = r1 ^ ((r1 ^ s1) & keep)
+	z[2] = r2 ^ ((r2 ^ s2) & keep)
+	z[3] = r3 ^ ((r3 ^ s3) & keep)
 }
 
+// feSub is z = x - y: P is added back under the borrow's mask, not on a
+// branch.
 func feSub(z, x, y *fe) {
-	var b uint64
-	z[0], b = bits.Sub64(x[0], y[0], 0)
-	z[1], b = bits.Sub64(x[1], y[1], b)
-	z[2], b = bits.Sub64(x[2], y[2], b)
-	z[3], b = bits.Sub64(x[3], y[3], b)
-	if b != 0 {
-		var c uint64
-		z[0], c = bits.Add64(z[0], pLimbs[0], 0)
-		z[1], c = bits.Add64(z[1], pLimbs[1], c)
-		z[2], c = bits.Add64(z[2], pLimbs[2], c)
-		z[3], _ = bits.Add64(z[3], pLimbs[3], c)
-	}
+	var c uint64
+	d0, b := bits.Sub64(x[0], y[0], 0)
+	d1, b := bits.Sub64(x[1], y[1], b)
+	d2, b := bits.Sub64(x[2], y[2], b)
+	d3, b := bits.Sub64(x[3], y[3], b)
+	mask := -b
+	z[0], c = bits.Add64(d0, 1&mask, 0)
+	z[1], c = bits.Add64(d1, 0, c)
+	z[2], c = bits.Add64(d2, 0, c)
+	z[3], _ = bits.Add64(d3, 0x0800000000000011&mask, c)
 }
 
 func feNeg(z, x *fe) {
@@ -92,75 +91,74 @@ func feNeg(z, x *fe) {
 
 // feMul is Montgomery multiplication, coarsely integrated operand scanning:
 // z = x·y·2^-256 mod P. P ≡ 1 mod 2^64, so -P^-1 mod 2^64 is 2^64-1 and
-// each round's multiplier is the negated low limb.
+// each round's multiplier is the negated low limb; P's middle limbs are
+// zero, so adding m·P touches only the low and high limbs. The operands
+// are held in locals and the rounds written out, which lets the compiler
+// keep them in registers.
 func feMul(z, x, y *fe) {
+	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
 	var t0, t1, t2, t3, t4 uint64
-	for i := 0; i < 4; i++ {
-		yi := y[i]
+	for _, yi := range y {
 		var c, hi, lo, cc uint64
-		hi, lo = bits.Mul64(x[0], yi)
+		hi, lo = bits.Mul64(x0, yi)
 		t0, cc = bits.Add64(t0, lo, 0)
 		c = hi + cc
-		hi, lo = bits.Mul64(x[1], yi)
+		hi, lo = bits.Mul64(x1, yi)
 		lo, cc = bits.Add64(lo, c, 0)
-		hi += cc
-		t1, cc = bits.Add64(t1, lo, 0)
-		c = hi + cc
-		hi, lo = bits.Mul64(x[2], yi)
+		t1, c = bits.Add64(t1, lo, 0)
+		c += hi + cc
+		hi, lo = bits.Mul64(x2, yi)
 		lo, cc = bits.Add64(lo, c, 0)
-		hi += cc
-		t2, cc = bits.Add64(t2, lo, 0)
-		c = hi + cc
-		hi, lo = bits.Mul64(x[3], yi)
+		t2, c = bits.Add64(t2, lo, 0)
+		c += hi + cc
+		hi, lo = bits.Mul64(x3, yi)
 		lo, cc = bits.Add64(lo, c, 0)
-		hi += cc
-		t3, cc = bits.Add64(t3, lo, 0)
-		c = hi + cc
+		t3, c = bits.Add64(t3, lo, 0)
+		c += hi + cc
 		var t5 uint64
 		t4, t5 = bits.Add64(t4, c, 0)
 
-		// m·P added and the low limb (now zero) shifted out; P's middle
-		// limbs are zero, so only its low and high limbs contribute.
+		// m·P added and the low limb (now zero) shifted out: m·1 + t0 is
+		// 0 mod 2^64 with a carry of 1 unless t0 is 0.
 		m := -t0
-		_, cc = bits.Add64(t0, m, 0) // m·1 + t0 = 0 mod 2^64, carry 1 unless t0 = 0
-		c = cc
-		t0, cc = bits.Add64(t1, c, 0)
-		c = cc
-		t1, cc = bits.Add64(t2, c, 0)
-		c = cc
-		hi, lo = bits.Mul64(m, pLimbs[3])
+		c = 0
+		if t0 != 0 {
+			c = 1
+		}
+		t0, c = bits.Add64(t1, c, 0)
+		t1, c = bits.Add64(t2, c, 0)
+		hi, lo = bits.Mul64(m, 0x0800000000000011)
 		lo, cc = bits.Add64(lo, c, 0)
-		hi += cc
-		t2, cc = bits.Add64(t3, lo, 0)
-		c = hi + cc
-		t3, cc = bits.Add64(t4, c, 0)
-		t4 = t5 + cc
+		t2, c = bits.Add64(t3, lo, 0)
+		c += hi + cc
+		t3, c = bits.Add64(t4, c, 0)
+		t4 = t5 + c
 	}
-	r := [4]uint64{t0, t1, t2, t3}
-	subP(&r)
-	*z = fe(r)
+	r0, b := bits.Sub64(t0, 1, 0)
+	r1, b := bits.Sub64(t1, 0, b)
+	r2, b := bits.Sub64(t2, 0, b)
+	r3, b := bits.Sub64(t3, 0x0800000000000011, b)
+	keep := -b // all ones when the result is below P
+	z[0] = r0 ^ ((r0 ^ t0) & keep)
+	z[1] = r1 ^ ((r1 ^ t1) & keep)
+	z[2] = r2 ^ ((r2 ^ t2) & keep)
+	z[3] = r3 ^ ((r3 ^ t3) & keep)
 }
 
 func feSquare(z, x *fe) { feMul(z, x, x) }
 
-// feInv is x^(P-2), zero for zero.
+// feInv is x^-1, zero for zero. math/big's extended Euclid over the
+// plain value takes a few microseconds where x^(P-2) takes some 450
+// Montgomery multiplications; it is not constant-time, which the curve's
+// note allows.
 func feInv(z, x *fe) {
-	// P-2 = 2^251 + 17·2^192 - 1: bits 0..191 set, then 17 (10001b) at
-	// 192..196, then bit 251.
-	var r = feOne
-	base := *x
-	e := [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), 0x0800000000000010}
-	for i := 0; i < 4; i++ {
-		w := e[i]
-		for j := 0; j < 64; j++ {
-			if w&1 == 1 {
-				feMul(&r, &r, &base)
-			}
-			feSquare(&base, &base)
-			w >>= 1
-		}
+	if x.isZero() {
+		*z = fe{}
+		return
 	}
-	*z = r
+	v := x.felt().Big()
+	v.ModInverse(v, PBig)
+	*z = toFE(feltOfBig(v))
 }
 
 func toFE(f Felt) fe {

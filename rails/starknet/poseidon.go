@@ -52,29 +52,57 @@ func mix(s *[3]fe) {
 	feSub(&s[2], &t, &u)
 }
 
+// partialConstants folds the partial rounds' constants so that each
+// partial round adds one constant, to the element its S-box takes, instead
+// of three: the constants added to the other two elements pass through the
+// S-box untouched and the linear mix after it, so they are carried forward
+// as a vector that is mixed along and added into the next round, and what
+// is left after the last partial round joins the constants of the first
+// full round after them. It is the same permutation (TestPoseidon), with
+// 166 fewer field additions.
+var partialConstants, carriedConstants = func() (pc [partialRounds]fe, last [3]fe) {
+	var carry [3]fe
+	k := 3 * fullRounds / 2
+	for i := 0; i < partialRounds; i++ {
+		var d [3]fe
+		for j := range d {
+			feAdd(&d[j], &carry[j], &roundConstants[k+3*i+j])
+		}
+		pc[i] = d[2]
+		carry = [3]fe{d[0], d[1], {}}
+		mix(&carry)
+	}
+	k += 3 * partialRounds
+	for j := range last {
+		feAdd(&last[j], &carry[j], &roundConstants[k+j])
+	}
+	return pc, last
+}()
+
+func fullRound(s *[3]fe, c *[3]fe) {
+	feAdd(&s[0], &s[0], &c[0])
+	feAdd(&s[1], &s[1], &c[1])
+	feAdd(&s[2], &s[2], &c[2])
+	cube(&s[0])
+	cube(&s[1])
+	cube(&s[2])
+	mix(s)
+}
+
 // permute is Hades over s.
 func permute(s *[3]fe) {
-	k := 0
-	round := func(full bool) {
-		feAdd(&s[0], &s[0], &roundConstants[k])
-		feAdd(&s[1], &s[1], &roundConstants[k+1])
-		feAdd(&s[2], &s[2], &roundConstants[k+2])
-		k += 3
-		if full {
-			cube(&s[0])
-			cube(&s[1])
-		}
+	for i := 0; i < fullRounds/2; i++ {
+		fullRound(s, (*[3]fe)(roundConstants[3*i:]))
+	}
+	for i := range partialConstants {
+		feAdd(&s[2], &s[2], &partialConstants[i])
 		cube(&s[2])
 		mix(s)
 	}
-	for i := 0; i < fullRounds/2; i++ {
-		round(true)
-	}
-	for i := 0; i < partialRounds; i++ {
-		round(false)
-	}
-	for i := 0; i < fullRounds/2; i++ {
-		round(true)
+	k := 3 * (fullRounds/2 + partialRounds)
+	fullRound(s, &carriedConstants)
+	for i := 1; i < fullRounds/2; i++ {
+		fullRound(s, (*[3]fe)(roundConstants[k+3*i:]))
 	}
 }
 

@@ -64,10 +64,30 @@ type OutsideExecution struct {
 	Calls         []Call
 }
 
-// DomainHash is the hash of SNIP-9 v2's domain on the chain chainID.
+// DomainHash is the hash of SNIP-9 v2's domain on the chain chainID; the
+// pairing's networks' are computed once (three permutations each time
+// otherwise).
 func DomainHash(chainID Felt) Felt {
+	for i := range knownDomains {
+		if knownDomains[i].chain == chainID {
+			return knownDomains[i].hash
+		}
+	}
+	return domainHash(chainID)
+}
+
+func domainHash(chainID Felt) Felt {
 	return PoseidonHashMany(TypeHashDomain, domainName, domainVersion, chainID, domainRevision)
 }
+
+var knownDomains = func() []struct{ chain, hash Felt } {
+	out := make([]struct{ chain, hash Felt }, len(Networks))
+	for i, n := range Networks {
+		c, _ := ChainID(n)
+		out[i].chain, out[i].hash = c, domainHash(c)
+	}
+	return out
+}()
 
 func (c *Call) hash() Felt {
 	return PoseidonHashMany(TypeHashCall, c.To, c.Selector, PoseidonHashMany(c.Calldata...))
