@@ -13,20 +13,17 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/exactseller"
 	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/casper"
 	"github.com/termsgate/termsgate/rails/casper/casperrpc"
-	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -37,94 +34,71 @@ func init() {
 
 // Exact sells one resource under x402/exact/casper.
 type Exact struct {
-	terms.Record
+	exactseller.Seller
 	Node  *casperrpc.Node
 	RPC   *casperrpc.Client
 	Now   func() time.Time
 	payTo string
 	asset string
 
-	mu       sync.Mutex
-	rejected error
-	paid     string
-	used     map[atr.Hash]bool // the nonces the token has seen (CEP-3009's NonceAlreadyUsed)
+	mu   sync.Mutex
+	used map[atr.Hash]bool // the nonces the token has seen (CEP-3009's NonceAlreadyUsed)
 }
 
 const (
-	apiHost   = "api.seller.example"
 	amount    = 10_000 // 0.01 of a 6-decimal token
 	tokenName = "Casper X402 Token"
 )
+
+func newExact(node *casperrpc.Node, rpc *casperrpc.Client, payTo, asset string) *Exact {
+	s := &Exact{Node: node, RPC: rpc, Now: time.Now, payTo: payTo, asset: asset}
+	s.Body = []byte(`{"report":"CSPR/USD 0.011","as_of":"2026-12-01"}`)
+	s.Option, s.Bound, s.Verify = s.option, casper.Exact{}.Bound, s.verify
+	return s
+}
 
 func (s *Exact) option() *jsonv.Object {
 	return jsonv.Obj("scheme", "exact", "network", s.RPC.Net, "amount", fmt.Sprint(amount), "asset", s.asset, "payTo", s.payTo,
 		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("name", tokenName, "version", "1"))
 }
 
-func (s *Exact) required() (*jsonv.Object, error) {
-	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+apiHost+"/v1/report"),
-		"accepts", []jsonv.Value{s.option()})
-	return x402.Advertise(doc, s.Hash(), "https://atr.seller.example/"+s.Hash().String(), "")
-}
-
-func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", apiHost, func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeX402(w, r, &s.mu, &s.rejected, s.accept, s.required, []byte(`{"report":"CSPR/USD 0.011","as_of":"2026-12-01"}`))
-	})
-}
-
-// LastRejection is why the last payment was refused, nil when taken.
-func (s *Exact) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rejected
-}
-
-func (s *Exact) accept(header string) error {
-	payment, err := x402.DecodeHeader(header)
-	if err != nil {
-		return err
-	}
-	if acc, _ := payment.GetObject("accepted"); !x402.OptionInDocument(acc, []jsonv.Value{s.option()}) {
-		return errors.New("the payment accepts another option")
-	}
-	if h, err := (casper.Exact{}).Bound(payment); err != nil || h != s.Hash().String() {
-		return fmt.Errorf("the payment is not bound to the terms served: %v", err)
-	}
+// verify checks the authorization as the CEP-3009 token would, executes it
+// on the loopback node and returns its transaction once read settled.
+func (s *Exact) verify(payment *jsonv.Object) (string, error) {
 	ref, err := casper.PaymentReference(payment)
 	if err != nil {
-		return err
+		return "", err
 	}
 	c, err := casper.ReadPayment(payment)
 	if err != nil {
-		return err
+		return "", err
 	}
 	a, ok := casper.PaymentAuthorization(c)
 	if !ok {
-		return errors.New("the authorization does not read")
+		return "", errors.New("the authorization does not read")
 	}
 	now := s.Now().Unix()
 	switch {
 	case a.To != s.payTo || a.Value.Cmp(big.NewInt(amount)) != 0:
-		return errors.New("the authorization does not pay the asked amount to this seller")
+		return "", errors.New("the authorization does not pay the asked amount to this seller")
 	case a.ValidAfter.Cmp(big.NewInt(now)) > 0 || ref.SettleBy <= now:
-		return fmt.Errorf("the authorization is not valid now (after %s, before %d, now %d)", a.ValidAfter, ref.SettleBy, now)
+		return "", fmt.Errorf("the authorization is not valid now (after %s, before %d, now %d)", a.ValidAfter, ref.SettleBy, now)
 	}
 	key, err := casper.ParsePublicKey(c.PublicKey)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if key.AccountAddress() != a.From {
-		return errors.New("the key is not the payer's: its account hash is not from")
+		return "", errors.New("the key is not the payer's: its account hash is not from")
 	}
 	d := a.Digest()
 	if !key.Verify(d[:], c.Signature) {
-		return errors.New("the signature is not the key's over the authorization's digest")
+		return "", errors.New("the signature is not the key's over the authorization's digest")
 	}
 	s.mu.Lock()
 	if s.used[a.Nonce] {
 		s.mu.Unlock()
-		return errors.New("the nonce was used before (CEP-3009's NonceAlreadyUsed)")
+		return "", errors.New("the nonce was used before (CEP-3009's NonceAlreadyUsed)")
 	}
 	if s.used == nil {
 		s.used = map[atr.Hash]bool{}
@@ -135,12 +109,9 @@ func (s *Exact) accept(header string) error {
 	ref.Transaction = s.Node.Execute(casperrpc.Execution{PackageHash: s.asset, EntryPoint: "transfer_with_authorization",
 		From: a.From, To: a.To, Value: a.Value, Nonce: a.Nonce, BlockHeight: &height})
 	if st := casper.PaymentStatus(context.Background(), ref, s.RPC); st.State != "settled" {
-		return fmt.Errorf("executed %s but its status reads %s %s", ref.Transaction, st.State, st.Why)
+		return "", fmt.Errorf("executed %s but its status reads %s %s", ref.Transaction, st.State, st.Why)
 	}
-	s.mu.Lock()
-	s.paid = ref.Transaction
-	s.mu.Unlock()
-	return nil
+	return ref.Transaction, nil
 }
 
 // demoExact pays the seller from the published Casper development key on
@@ -161,80 +132,31 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	if err != nil {
 		return fail(err)
 	}
-	seller := &Exact{Node: node, RPC: rpc, Now: time.Now, payTo: "007a9f9948cb7b258d18f3c5e85780372971b5b40096e724c9e596c284a01445fa",
-		asset: "17be3c3dc67ddf193b8f64bfc2421826407470f88b3dab68184ebffebdd57f59"}
-	seller.SetATR(demo.ATR)
-	srv, err := loopback.Start(seller)
-	if err != nil {
-		return fail("cannot start the local seller:", err)
-	}
-	defer srv.Close()
-	wallet := demo.Count(payer)
+	seller := newExact(node, rpc, "007a9f9948cb7b258d18f3c5e85780372971b5b40096e724c9e596c284a01445fa",
+		"17be3c3dc67ddf193b8f64bfc2421826407470f88b3dab68184ebffebdd57f59")
 	policy, err := pay.NewPolicy(pay.PolicyConfig{MaxPayable: 10 * time.Minute, Limits: []pay.Limit{{
 		Network: network, Asset: seller.asset, MaxAmount: big.NewInt(20_000), Budget: big.NewInt(1_000_000),
 	}}})
 	if err != nil {
 		return fail(err)
 	}
-	var signed jsonv.Value
-	var termsBytes []byte
-	transport := &pay.Transport{
-		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
-		Signer: wallet, Policy: policy,
-		Hooks: pay.Hooks{
-			BeforeSign: func(_ context.Context, _ *http.Request, sm pay.Summary) error {
-				say("   fetched the terms; SHA-256 matches the advertised H = %s", sm.H)
-				say("   the policy allows it: %s of %s on %s from %s to %s, until %s", sm.Amount, sm.Asset, sm.Network, sm.Payer, sm.Payee,
-					sm.PayableUntil.UTC().Format(time.RFC3339))
-				say("   the wallet checks the node's chainspec (info_get_status) before it signs")
-				return nil
-			},
-			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
-				signed, termsBytes = r.Signed, r.ATR
-				in, _ := (casper.Exact{}).Inspect(r.Signed)
-				d, _ := in.Details.GetString("digest")
-				say("   signed CEP-3009 TransferWithAuthorization, digest %s, H as its nonce", d)
-				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes)", len(r.Header))
-			},
+	d := &exactseller.Demo{Seller: &seller.Seller, Wallet: demo.Count(payer), Policy: policy,
+		Pairing: casper.ExactID, Price: "0.01 of a CEP-18 token", Payer: "the published Casper development key; never hold value with it",
+		Amount: demo.Amount(fmt.Sprint(amount), 6, "tokens", network),
+		BeforeSign: func(sm pay.Summary) {
+			say("   the policy allows it: %s of %s on %s from %s to %s, until %s", sm.Amount, sm.Asset, sm.Network, sm.Payer, sm.Payee,
+				sm.PayableUntil.UTC().Format(time.RFC3339))
+			say("   the wallet checks the node's chainspec (info_get_status) before it signs")
+		},
+		AfterSign: func(r *pay.Result) {
+			in, _ := (casper.Exact{}).Inspect(r.Signed)
+			digest, _ := in.Details.GetString("digest")
+			say("   signed CEP-3009 TransferWithAuthorization, digest %s, H as its nonce", digest)
+		},
+		Checked: func(paid string, status int, body []byte) {
+			say("   the seller checked the transfer, the validity window, that the key's account hash is from and its signature")
+			say("   over the digest, executed transfer_with_authorization as %s and read it settled; it answered %d: %s", paid, status, body)
 		},
 	}
-	transport.NoATRCache = true // each step fetches and compares, as it prints (the lie in step 4 too)
-	client := pay.NewClient(transport)
-	url := "https://" + apiHost + "/v1/report"
-	say("termsgate demo (x402/exact/casper): a seller on %s (TLS, loopback only) sells %s for 0.01 of a CEP-18 token", srv.Listener.Addr(), url)
-	say("payer: %s (the published Casper development key; never hold value with it)", payer.Account())
-	say("")
-	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link", url)
-	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, asks the policy, and only then signs")
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		return fail("not paid:", err)
-	}
-	body := demo.Read(resp)
-	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), seller.LastRejection())
-	}
-	seller.mu.Lock()
-	paid := seller.paid
-	seller.mu.Unlock()
-	say("   the seller checked the transfer, the validity window, that the key's account hash is from and its signature")
-	say("   over the digest, executed transfer_with_authorization as %s and read it settled; it answered %d: %s", paid, resp.StatusCode, body)
-	offer, _ := seller.required()
-	if err := s.KeepPayment(termsBytes, x402.EncodeHeader(offer), signed); err != nil {
-		return err
-	}
-	s.Paid(demo.Amount(fmt.Sprint(amount), 6, "tokens", network))
-	say("")
-	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
-	seller.Lie(demo.Changed(demo.ATR))
-	before := wallet.Calls()
-	_, err = client.Get(url)
-	var d *gate.Decline
-	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail("the changed terms were not declined:", err)
-	}
-	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls for it: %d; nothing was sent", wallet.Calls()-before)
-	return nil
+	return d.Run(ctx, s)
 }

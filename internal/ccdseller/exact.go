@@ -15,20 +15,15 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/http"
-	"sync"
 	"time"
 
-	"github.com/termsgate/termsgate/atr"
-	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/demo"
+	"github.com/termsgate/termsgate/internal/exactseller"
 	"github.com/termsgate/termsgate/internal/loopback"
-	"github.com/termsgate/termsgate/internal/terms"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/pay"
 	"github.com/termsgate/termsgate/rails/ccd"
 	"github.com/termsgate/termsgate/rails/ccd/ccdrpc"
-	"github.com/termsgate/termsgate/rails/x402"
 	"github.com/termsgate/termsgate/signer"
 )
 
@@ -42,76 +37,51 @@ const Network = "ccd:4221332d34e1694168c2a0c0b3fd0f27"
 
 // Exact sells one resource under x402/exact/ccd.
 type Exact struct {
-	terms.Record
+	exactseller.Seller
 	Node    *ccdrpc.Node
 	Now     func() time.Time
 	sponsor ed25519.PrivateKey
 	feePay  string // the sponsor's account
 	payTo   string
 	amount  uint64
-
-	mu       sync.Mutex
-	rejected error
-	paid     string
 }
 
-const apiHost = "api.seller.example"
+func newExact(node *ccdrpc.Node, sponsor ed25519.PrivateKey, feePay, payTo string, amount uint64) *Exact {
+	s := &Exact{Node: node, Now: time.Now, sponsor: sponsor, feePay: feePay, payTo: payTo, amount: amount}
+	s.Body = []byte(`{"report":"CCD/USD 0.012","as_of":"2026-12-01"}`)
+	s.Option, s.Bound, s.Verify = s.option, ccd.Exact{}.Bound, s.verify
+	return s
+}
 
 func (s *Exact) option() *jsonv.Object {
 	return jsonv.Obj("scheme", "exact", "network", Network, "amount", fmt.Sprint(s.amount), "asset", ccd.CCD, "payTo", s.payTo,
 		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("feePayer", s.feePay))
 }
 
-func (s *Exact) required() (*jsonv.Object, error) {
-	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://"+apiHost+"/v1/report"),
-		"accepts", []jsonv.Value{s.option()})
-	return x402.Advertise(doc, s.Hash(), "https://atr.seller.example/"+s.Hash().String(), "")
-}
-
-func (s *Exact) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.Route(w, r, "atr.seller.example", apiHost, func(w http.ResponseWriter, r *http.Request) {
-		terms.ServeX402(w, r, &s.mu, &s.rejected, s.accept, s.required, []byte(`{"report":"CCD/USD 0.012","as_of":"2026-12-01"}`))
-	})
-}
-
-// LastRejection is why the last payment was refused, nil when taken.
-func (s *Exact) LastRejection() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rejected
-}
-
-func (s *Exact) accept(header string) error {
-	payment, err := x402.DecodeHeader(header)
-	if err != nil {
-		return err
-	}
-	if acc, _ := payment.GetObject("accepted"); !x402.OptionInDocument(acc, []jsonv.Value{s.option()}) {
-		return errors.New("the payment accepts another option")
-	}
-	if h, err := (ccd.Exact{}).Bound(payment); err != nil || h != s.Hash().String() {
-		return fmt.Errorf("the payment is not bound to the terms served: %v", err)
-	}
+// verify checks the transaction as the facilitator and chain would, signs
+// it as sponsor, submits it to the loopback node and returns its hash once
+// its status reads settled.
+func (s *Exact) verify(payment *jsonv.Object) (string, error) {
 	ref, err := ccd.PaymentReference(payment)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if now := s.Now().Unix(); ref.SettleBy < now {
-		return fmt.Errorf("the transaction expired at %d (now %d)", ref.SettleBy, now)
+		return "", fmt.Errorf("the transaction expired at %d (now %d)", ref.SettleBy, now)
 	}
 	signed, wire, err := ccd.Carried(payment)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if !ccd.Pays(signed, wire, s.option()) {
-		return errors.New("the transaction does not move the asked CCD to this seller with this seller as sponsor")
+		return "", errors.New("the transaction does not move the asked CCD to this seller with this seller as sponsor")
 	}
 	key := s.Node.Key(signed.Sender)
 	if key == nil || !wire.Verifies(key) {
-		return errors.New("the signature is not the sender's key's over the transaction")
+		return "", errors.New("the signature is not the sender's key's over the transaction")
 	}
 	if len(wire.Signatures) != 1 || wire.Tx.SenderSignatures != 1 || wire.Tx.SponsorSignatures != 1 {
-		return errors.New("the seller sponsors a transaction of one sender signature and its own")
+		return "", errors.New("the seller sponsors a transaction of one sender signature and its own")
 	}
 	d := wire.Tx.SignDigest()
 	sponsorSig := map[[2]uint8][]byte{{0, 0}: ed25519.Sign(s.sponsor, d[:])}
@@ -120,16 +90,13 @@ func (s *Exact) accept(header string) error {
 	item := ccd.Item{State: "finalized", Success: true, Sender: signed.Sender,
 		Transfers: []ccd.Transfer{{Kind: "ccd", Receiver: signed.Receiver, Amount: signed.Amount, Memo: memo}}}
 	if err := s.Node.Submit(hash, wire.Tx.Nonce, item); err != nil {
-		return err
+		return "", err
 	}
 	name := hex.EncodeToString(hash[:])
 	if st := ccd.PaymentStatus(context.Background(), ref, name, signed.H, s.Node); st.State != "settled" {
-		return fmt.Errorf("submitted %s but its status reads %s %s", name, st.State, st.Why)
+		return "", fmt.Errorf("submitted %s but its status reads %s %s", name, st.State, st.Why)
 	}
-	s.mu.Lock()
-	s.paid = name
-	s.mu.Unlock()
-	return nil
+	return name, nil
 }
 
 // sponsorSeed is the demo seller's own sponsor key (0x00…02), public like
@@ -157,79 +124,30 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 	payerBytes, _ := ccd.AccountBytes(signer.CCDDevAccount)
 	node.SetNonce(payerBytes, 7)
 	node.SetKey(payerBytes, payer.PublicKey())
-	seller := &Exact{Node: node, Now: time.Now, sponsor: ed25519.NewKeyFromSeed(sponsorSeed[:]),
-		feePay: "4SMYM3fzSqs6DBqMgPDWnq4XTiT2YXFCUD2dV3rPmtG42ocYtd", payTo: "4PnJd77jiMZB3HheYkrynfUGzZtpSERjpzy954eDD3krRf1Wpx", amount: 1000}
-	seller.SetATR(demo.ATR)
-	srv, err := loopback.Start(seller)
-	if err != nil {
-		return fail("cannot start the local seller:", err)
-	}
-	defer srv.Close()
-	wallet := demo.Count(payer)
+	seller := newExact(node, ed25519.NewKeyFromSeed(sponsorSeed[:]),
+		"4SMYM3fzSqs6DBqMgPDWnq4XTiT2YXFCUD2dV3rPmtG42ocYtd", "4PnJd77jiMZB3HheYkrynfUGzZtpSERjpzy954eDD3krRf1Wpx", 1000)
 	policy, err := pay.NewPolicy(pay.PolicyConfig{Limits: []pay.Limit{{
 		Network: Network, Asset: ccd.CCD, MaxAmount: big.NewInt(2000), Budget: big.NewInt(100_000), // 0.002 CCD a payment, 0.1 in all
 	}}})
 	if err != nil {
 		return fail(err)
 	}
-	var signed jsonv.Value
-	var termsBytes []byte
-	transport := &pay.Transport{
-		Base: srv.Transport(), Gate: &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client()}},
-		Signer: wallet, Policy: policy,
-		Hooks: pay.Hooks{
-			BeforeSign: func(_ context.Context, _ *http.Request, sm pay.Summary) error {
-				say("   fetched the terms; SHA-256 matches the advertised H = %s", sm.H)
-				say("   the policy allows it: %s microCCD of %s on %s from %s to %s, until %s", sm.Amount, sm.Asset, sm.Network, sm.Payer, sm.Payee,
-					sm.PayableUntil.UTC().Format(time.RFC3339))
-				say("   the wallet reads its next nonce from the node (gRPC-web, GetNextAccountSequenceNumber)")
-				return nil
-			},
-			AfterSign: func(_ context.Context, _ *http.Request, r *pay.Result) {
-				signed, termsBytes = r.Signed, r.ATR
-				ref, _ := ccd.PaymentReference(r.Signed)
-				say("   signed a V1 transfer sponsored by the seller, expiring %d, H in its memo (CBOR text lcp:sha256:0x…)", ref.SettleBy)
-				say("3. the same GET again, with PAYMENT-SIGNATURE (%d bytes)", len(r.Header))
-			},
+	d := &exactseller.Demo{Seller: &seller.Seller, Wallet: demo.Count(payer), Policy: policy,
+		Pairing: ccd.ExactID, Price: "0.001 CCD", Payer: "the vectors' development account and key; never hold value with it",
+		Amount: demo.Amount(fmt.Sprint(seller.amount), 6, "CCD", Network),
+		BeforeSign: func(sm pay.Summary) {
+			say("   the policy allows it: %s microCCD of %s on %s from %s to %s, until %s", sm.Amount, sm.Asset, sm.Network, sm.Payer, sm.Payee,
+				sm.PayableUntil.UTC().Format(time.RFC3339))
+			say("   the wallet reads its next nonce from the node (gRPC-web, GetNextAccountSequenceNumber)")
+		},
+		AfterSign: func(r *pay.Result) {
+			ref, _ := ccd.PaymentReference(r.Signed)
+			say("   signed a V1 transfer sponsored by the seller, expiring %d, H in its memo (CBOR text lcp:sha256:0x…)", ref.SettleBy)
+		},
+		Checked: func(paid string, status int, body []byte) {
+			say("   the seller rebuilt the V1 transaction, verified the sender's signature under the node's key for the sender,")
+			say("   checked the expiry, nonce and transfer, signed as sponsor, submitted %s and read it settled; it answered %d: %s", paid, status, body)
 		},
 	}
-	transport.NoATRCache = true // each step fetches and compares, as it prints (the lie in step 4 too)
-	client := pay.NewClient(transport)
-	url := "https://" + apiHost + "/v1/report"
-	say("termsgate demo (x402/exact/ccd): a seller on %s (TLS, loopback only) sells %s for 0.001 CCD", srv.Listener.Addr(), url)
-	say("payer: %s (the vectors' development account and key; never hold value with it)", payer.Account())
-	say("")
-	say("1. GET %s: 402 with PAYMENT-REQUIRED, the terms' hash and link", url)
-	say("2. the gate fetches the terms, compares SHA-256 of the bytes with H, asks the policy, and only then signs")
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		return fail("not paid:", err)
-	}
-	body := demo.Read(resp)
-	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Sprintf("the seller refused the payment (%d):", resp.StatusCode), seller.LastRejection())
-	}
-	seller.mu.Lock()
-	paid := seller.paid
-	seller.mu.Unlock()
-	say("   the seller rebuilt the V1 transaction, verified the sender's signature under the node's key for the sender,")
-	say("   checked the expiry, nonce and transfer, signed as sponsor, submitted %s and read it settled; it answered %d: %s", paid, resp.StatusCode, body)
-	offer, _ := seller.required()
-	if err := s.KeepPayment(termsBytes, x402.EncodeHeader(offer), signed); err != nil {
-		return err
-	}
-	s.Paid(demo.Amount(fmt.Sprint(seller.amount), 6, "CCD", Network))
-	say("")
-	say("4. the same seller now serves other bytes at the link while its 402 still advertises H")
-	seller.Lie(demo.Changed(demo.ATR))
-	before := wallet.Calls()
-	_, err = client.Get(url)
-	var d *gate.Decline
-	if !errors.As(err, &d) || d.Code != gate.HashMismatch {
-		return fail("the changed terms were not declined:", err)
-	}
-	say("   declined %s: %s", d.Code, d.Detail)
-	say("   signer calls for it: %d; nothing was sent", wallet.Calls()-before)
-	return nil
+	return d.Run(ctx, s)
 }
