@@ -40,6 +40,9 @@ type Casper struct {
 	public  casper.PublicKey
 	network string
 	node    CasperChain
+	// The key's tagged hex and account address, written once rather than
+	// at every signature (a BLAKE2b and two hex encodings each).
+	publicHex, address string
 }
 
 // NewCasperEd25519 returns a signer for the Ed25519 seed on network
@@ -50,8 +53,8 @@ func NewCasperEd25519(seed [32]byte, network string, node CasperChain) (*Casper,
 		return nil, fmt.Errorf("signer: %q is not a Casper network (casper:<chainspec name>)", network)
 	}
 	key := ed25519.NewKeyFromSeed(seed[:])
-	return &Casper{ed: key, public: casper.PublicKey{Tag: casper.TagEd25519, Data: key.Public().(ed25519.PublicKey)},
-		network: network, node: node}, nil
+	return newCasper(&Casper{ed: key, public: casper.PublicKey{Tag: casper.TagEd25519, Data: key.Public().(ed25519.PublicKey)},
+		network: network, node: node}), nil
 }
 
 // NewCasperSecp256k1 returns a signer for a 32-byte secp256k1 secret.
@@ -64,8 +67,13 @@ func NewCasperSecp256k1(secret []byte, network string, node CasperChain) (*Caspe
 		return nil, errors.New("signer: the Casper key is not a secp256k1 scalar")
 	}
 	key := secp256k1.NewPrivateKey(&s)
-	return &Casper{secp: key, public: casper.PublicKey{Tag: casper.TagSecp256k1, Data: key.PubKey().SerializeCompressed()},
-		network: network, node: node}, nil
+	return newCasper(&Casper{secp: key, public: casper.PublicKey{Tag: casper.TagSecp256k1, Data: key.PubKey().SerializeCompressed()},
+		network: network, node: node}), nil
+}
+
+func newCasper(c *Casper) *Casper {
+	c.publicHex, c.address = c.public.String(), c.public.AccountAddress()
+	return c
 }
 
 // CasperFromSeed reads an Ed25519 seed as 64 hex digits, with or without 0x.
@@ -84,7 +92,7 @@ func CasperFromLocal(l *Local, network string, node CasperChain) (*Casper, error
 }
 
 // Account is the CAIP-10 account, casper:<chainspec>:<00 + account hash>.
-func (c *Casper) Account() string { return c.network + ":" + c.public.AccountAddress() }
+func (c *Casper) Account() string { return c.network + ":" + c.address }
 
 // PublicKey is the key as Casper writes it, tagged hex.
 func (c *Casper) PublicKey() casper.PublicKey { return c.public }
@@ -119,8 +127,8 @@ func (c *Casper) Sign(ctx context.Context, req rails.Request) (jsonv.Value, erro
 	if a.ChainName != c.network {
 		return nil, fmt.Errorf("signer: the authorization is for %s, this key signs on %s", a.ChainName, c.network)
 	}
-	if !strings.EqualFold(a.From, c.public.AccountAddress()) {
-		return nil, fmt.Errorf("signer: the authorization moves %s's tokens, not this key's account (%s)", a.From, c.public.AccountAddress())
+	if !strings.EqualFold(a.From, c.address) {
+		return nil, fmt.Errorf("signer: the authorization moves %s's tokens, not this key's account (%s)", a.From, c.address)
 	}
 	if c.node != nil {
 		name, err := c.node.ChainspecName(ctx)
@@ -132,5 +140,5 @@ func (c *Casper) Sign(ctx context.Context, req rails.Request) (jsonv.Value, erro
 		}
 	}
 	d := a.Digest()
-	return jsonv.Obj("publicKey", c.public.String(), "signature", c.SignDigest(d[:])), nil
+	return jsonv.Obj("publicKey", c.publicHex, "signature", c.SignDigest(d[:])), nil
 }

@@ -235,17 +235,23 @@ func optionAuthorization(accepted *jsonv.Object) *Authorization {
 // signature of SHA-256 of the digest (how Casper's keys sign a message).
 const KindEIP712 = "casper-eip712"
 
+// typesTemplate is CEP-3009's types member, the same in every request:
+// each request gets a copy (one slab clone, not twelve objects built).
+var typesTemplate = func() *jsonv.Object {
+	field := func(name, typ string) jsonv.Value { return jsonv.Obj("name", name, "type", typ) }
+	return jsonv.Obj(
+		"EIP712Domain", []jsonv.Value{field("name", "string"), field("version", "string"), field("chain_name", "string"),
+			field("contract_package_hash", "bytes32")},
+		"TransferWithAuthorization", []jsonv.Value{field("from", "address"), field("to", "address"), field("value", "uint256"),
+			field("validAfter", "uint256"), field("validBefore", "uint256"), field("nonce", "bytes32")})
+}()
+
 // TypedData is the request's typedData member for a.
 func (a *Authorization) TypedData() *jsonv.Object {
-	field := func(name, typ string) jsonv.Value { return jsonv.Obj("name", name, "type", typ) }
 	return jsonv.Obj(
 		"domain", jsonv.Obj("name", a.Name, "version", a.Version, "chain_name", a.ChainName,
 			"contract_package_hash", hex.EncodeToString(a.ContractPackageHash[:])),
-		"types", jsonv.Obj(
-			"EIP712Domain", []jsonv.Value{field("name", "string"), field("version", "string"), field("chain_name", "string"),
-				field("contract_package_hash", "bytes32")},
-			"TransferWithAuthorization", []jsonv.Value{field("from", "address"), field("to", "address"), field("value", "uint256"),
-				field("validAfter", "uint256"), field("validBefore", "uint256"), field("nonce", "bytes32")}),
+		"types", typesTemplate.Clone(),
 		"primaryType", "TransferWithAuthorization",
 		"message", a.JSON())
 }
@@ -289,7 +295,7 @@ func (Exact) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.Chosen)
 	if err != nil {
 		return rails.Completion{}, rails.Refuse(CodeSignatureMalformed)
 	}
-	if key.AccountAddress() != strings.ToLower(b.auth.From) {
+	if !key.IsAccount(b.auth.From) {
 		return rails.Completion{}, rails.Refuse(CodeKeyNotPayer)
 	}
 	if !key.Verify(b.digest[:], sigv.(string)) {

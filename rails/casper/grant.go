@@ -18,13 +18,14 @@ var (
 
 var errUnreadable = errors.New("casper: the signing request is not one this pairing builds")
 
-// canonicalTypes is the types member every casper-eip712 request carries.
-var canonicalTypes = string(jsonv.Canonical(mustTypes()))
+// canonicalTypes is the types member every casper-eip712 request carries,
+// in any member order.
+var canonicalTypes = string(jsonv.Canonical(typesTemplate))
 
-func mustTypes() jsonv.Value {
-	a := &Authorization{Value: new(big.Int), ValidAfter: new(big.Int), ValidBefore: new(big.Int)}
-	t, _ := a.TypedData().Get("types")
-	return t
+// isTypes reports CEP-3009's types: as Request writes them (compared in
+// place, nothing written), or in another member order (compared in JCS).
+func isTypes(v jsonv.Value) bool {
+	return jsonv.Equal(v, typesTemplate) || string(jsonv.Canonical(v)) == canonicalTypes
 }
 
 // readAuthorization reads a message and domain as Build writes them.
@@ -61,7 +62,7 @@ func RequestAuthorization(req rails.Request) (*Authorization, error) {
 	if !ok || td.Len() != 4 || mpp.String(td, "primaryType") != "TransferWithAuthorization" {
 		return nil, errUnreadable
 	}
-	if types, _ := td.Get("types"); string(jsonv.Canonical(types)) != canonicalTypes {
+	if types, _ := td.Get("types"); !isTypes(types) {
 		return nil, errUnreadable
 	}
 	domain, ok1 := td.GetObject("domain")

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
@@ -42,16 +43,76 @@ func keccak(parts ...[]byte) [32]byte {
 	return out
 }
 
-// DomainSeparator is hashStruct of the authorization's domain.
+// DomainSeparator is hashStruct of the authorization's domain. A payment
+// hashes it three times (build, the signer's check, the gate's rebuild), and
+// a buyer pays few tokens, so the last ones are kept (domains, 4 of the 8
+// keccak256 of a digest).
 func (a *Authorization) DomainSeparator() [32]byte {
+	key := domainKey{a.Name, a.Version, a.ChainName, a.ContractPackageHash}
+	if d, ok := domains.get(key); ok {
+		return d
+	}
 	n, v, c := keccak([]byte(a.Name)), keccak([]byte(a.Version)), keccak([]byte(a.ChainName))
-	return keccak(DomainTypeHash[:], n[:], v[:], c[:], a.ContractPackageHash[:])
+	d := keccak(DomainTypeHash[:], n[:], v[:], c[:], a.ContractPackageHash[:])
+	domains.put(key, d)
+	return d
 }
 
-// addressWord is an address's EIP-712 word: keccak256 of its 33 bytes.
+type domainKey struct {
+	name, version, chain string
+	pkg                  [32]byte
+}
+
+var (
+	domains = newMemo[domainKey]()
+	words   = newMemo[string]()
+)
+
+// addressWord is an address's EIP-712 word: keccak256 of its 33 bytes. The
+// payer's and payee's words repeat from payment to payment, so they are
+// kept as the domains are.
 func addressWord(s string) [32]byte {
-	b, _ := hex.DecodeString(s)
-	return keccak(b)
+	if len(s) != 66 {
+		b, _ := hex.DecodeString(s)
+		return keccak(b)
+	}
+	if w, ok := words.get(s); ok {
+		return w
+	}
+	var b [33]byte
+	n, _ := hex.Decode(b[:], []byte(s))
+	w := keccak(b[:n])
+	words.put(s, w)
+	return w
+}
+
+// memoSize bounds a memo: hostile requests and payments can name any
+// number of domains and addresses, and a full memo is emptied, so it never
+// holds more than this.
+const memoSize = 64
+
+// memo keeps the hashes of the last keys seen, safe for concurrent use.
+type memo[K comparable] struct {
+	mu sync.Mutex
+	m  map[K][32]byte
+}
+
+func newMemo[K comparable]() *memo[K] { return &memo[K]{m: make(map[K][32]byte, memoSize)} }
+
+func (c *memo[K]) get(k K) ([32]byte, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K]) put(k K, v [32]byte) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
 }
 
 // StructHash is hashStruct of the TransferWithAuthorization message.
@@ -120,12 +181,28 @@ func (k PublicKey) AccountAddress() string {
 	return "00" + hex.EncodeToString(h[:])
 }
 
+// IsAccount reports address (66 hex digits, either case) as the key's
+// CEP-18 address: tag 00 and its account hash.
+func (k PublicKey) IsAccount(address string) bool {
+	var b [33]byte
+	if len(address) != 66 {
+		return false
+	}
+	if _, err := hex.Decode(b[:], []byte(address)); err != nil || b[0] != 0 {
+		return false
+	}
+	return [32]byte(b[1:]) == k.AccountHash()
+}
+
 // Verify checks a tagged signature (hex) of msg under the key: Ed25519
 // over msg, or secp256k1 ECDSA (64 bytes r ‖ s, low s) over SHA-256 of msg,
 // as Casper's keys verify.
 func (k PublicKey) Verify(msg []byte, signature string) bool {
-	raw, err := hex.DecodeString(signature)
-	if err != nil || len(raw) != 65 || raw[0] != k.Tag {
+	var raw [65]byte
+	if len(signature) != 130 {
+		return false
+	}
+	if _, err := hex.Decode(raw[:], []byte(signature)); err != nil || raw[0] != k.Tag {
 		return false
 	}
 	sig := raw[1:]
