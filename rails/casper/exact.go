@@ -118,6 +118,10 @@ func Uint256(v jsonv.Value) (*big.Int, bool) {
 	if !ok || s == "" || len(s) > 78 || len(s) > 1 && s[0] == '0' || !rails.IsDecimal(s) {
 		return nil, false
 	}
+	if len(s) <= 19 { // below 10^19, a uint64: big.Int's parser is most of a read
+		u, _ := strconv.ParseUint(s, 10, 64)
+		return new(big.Int).SetUint64(u), true
+	}
 	n, _ := new(big.Int).SetString(s, 10)
 	return n, n.Cmp(uint256Limit) < 0
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"strings"
 	"sync"
 
@@ -33,13 +34,19 @@ var (
 	TransferTypeHash = keccak([]byte(transferType))
 )
 
+// keccakStates are reused: a state is 200 bytes and more, allocated at
+// every hash otherwise.
+var keccakStates = sync.Pool{New: func() any { return sha3.NewLegacyKeccak256() }}
+
 func keccak(parts ...[]byte) [32]byte {
-	h := sha3.NewLegacyKeccak256()
+	h := keccakStates.Get().(hash.Hash)
+	h.Reset()
 	for _, p := range parts {
 		h.Write(p)
 	}
 	var out [32]byte
 	h.Sum(out[:0])
+	keccakStates.Put(h)
 	return out
 }
 
@@ -117,19 +124,44 @@ func (c *memo[K]) put(k K, v [32]byte) {
 
 // StructHash is hashStruct of the TransferWithAuthorization message.
 func (a *Authorization) StructHash() [32]byte {
-	var v, after, before [32]byte
-	a.Value.FillBytes(v[:])
-	a.ValidAfter.FillBytes(after[:])
-	a.ValidBefore.FillBytes(before[:])
-	f, t := addressWord(a.From), addressWord(a.To)
-	return keccak(TransferTypeHash[:], f[:], t[:], v[:], after[:], before[:], a.Nonce[:])
+	w := a.structWords()
+	return keccak(TransferTypeHash[:], w[:])
 }
 
+// structWords are the message's six EIP-712 words, hashStruct's preimage
+// after the type hash.
+func (a *Authorization) structWords() (w [6 * 32]byte) {
+	f, t := addressWord(a.From), addressWord(a.To)
+	copy(w[0:], f[:])
+	copy(w[32:], t[:])
+	a.Value.FillBytes(w[64:96])
+	a.ValidAfter.FillBytes(w[96:128])
+	a.ValidBefore.FillBytes(w[128:160])
+	copy(w[160:], a.Nonce[:])
+	return w
+}
+
+type digestKey struct {
+	domain [32]byte
+	words  [6 * 32]byte
+}
+
+var digests = newMemo[digestKey]()
+
 // Digest is the EIP-712 hash the payer's key signs:
-// keccak256(0x19 0x01 ‖ domain separator ‖ struct hash).
+// keccak256(0x19 0x01 ‖ domain separator ‖ struct hash). One payment's
+// digest is computed three times over the same words (build, the signer's
+// check, the gate's rebuild), so the last ones are kept, keyed by the
+// whole preimage.
 func (a *Authorization) Digest() [32]byte {
-	d, s := a.DomainSeparator(), a.StructHash()
-	return keccak([]byte{0x19, 0x01}, d[:], s[:])
+	key := digestKey{a.DomainSeparator(), a.structWords()}
+	if d, ok := digests.get(key); ok {
+		return d
+	}
+	s := keccak(TransferTypeHash[:], key.words[:])
+	d := keccak([]byte{0x19, 0x01}, key.domain[:], s[:])
+	digests.put(key, d)
+	return d
 }
 
 // PublicKey is a Casper public key: its tag (TagEd25519 or TagSecp256k1)
