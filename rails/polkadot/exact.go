@@ -17,6 +17,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -78,6 +79,10 @@ func decimal(v jsonv.Value, limit *big.Int) (*big.Int, bool) {
 	s, ok := v.(string)
 	if !ok || s == "" || len(s) > 39 || len(s) > 1 && s[0] == '0' || !rails.IsDecimal(s) {
 		return nil, false
+	}
+	if len(s) <= 19 { // a uint64: big.Int's parser is most of a read
+		u, _ := strconv.ParseUint(s, 10, 64)
+		return new(big.Int).SetUint64(u), !limit.IsUint64() || u < limit.Uint64()
 	}
 	n, _ := new(big.Int).SetString(s, 10)
 	return n, n.Cmp(limit) < 0
@@ -233,7 +238,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	if !ok {
 		return nil, rails.Refuse(x402.CodeChoiceMalformed)
 	}
-	call, _ := CallFor(accepted, h)
+	call := callFor(accepted, h) // ChosenOption checked that the pairing serves it
 	mt, _ := accepted.Get("maxTimeoutSeconds")
 	window, _ := jsonv.AsSafeInt(mt)
 	u := &exactUnsigned{required: required, accepted: accepted, network: mpp.String(accepted, "network"), payer: payer,
@@ -256,12 +261,16 @@ func CallFor(option *jsonv.Object, h atr.Hash) (*Call, bool) {
 	if !serves(option) {
 		return nil, false
 	}
+	return callFor(option, h), true
+}
+
+func callFor(option *jsonv.Object, h atr.Hash) *Call {
 	a, _ := option.Get("asset")
 	amt, _ := option.Get("amount")
 	asset, _ := u32Of(a)
 	amount, _ := decimal(amt, u128Limit)
 	dest, _, _ := DecodeSS58(mpp.String(option, "payTo"))
-	return &Call{AssetID: asset, Dest: dest, Amount: amount, Remark: []byte(mpp.LegalContextValue(h))}, true
+	return &Call{AssetID: asset, Dest: dest, Amount: amount, Remark: []byte(mpp.LegalContextValue(h))}
 }
 
 // KindCall is the signing request of a Polkadot payment: {kind, network,
@@ -374,8 +383,10 @@ type Carried struct {
 }
 
 func lowerHex(s string, maxBytes int) ([]byte, bool) {
-	if strings.ToLower(s) != s {
-		return nil, false
+	for i := 0; i < len(s); i++ { // not strings.ToLower: that copies a whole extrinsic
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return nil, false
+		}
 	}
 	return mpp.HexBytes(s, 0, maxBytes)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/big"
 	"math/bits"
+	"sync"
 
 	"golang.org/x/crypto/blake2b"
 
@@ -126,6 +127,20 @@ func DecodeSS58(s string) (account [32]byte, prefix byte, ok bool) {
 	if s == "" || len(s) > MaxAddressChars {
 		return account, 0, false
 	}
+	// A payment reads the payee's and payer's addresses a dozen times
+	// (each check of the option, the build, the request, the read-back):
+	// the last ones read are kept.
+	if a, ok := decoded.get(s); ok {
+		return a.account, a.prefix, true
+	}
+	account, prefix, ok = decodeSS58(s)
+	if ok {
+		decoded.put(s, ss58{account, prefix})
+	}
+	return account, prefix, ok
+}
+
+func decodeSS58(s string) (account [32]byte, prefix byte, ok bool) {
 	raw, ok := b58.Decode(s)
 	if !ok || len(raw) != 35 || raw[0] > 63 {
 		return account, 0, false
@@ -140,6 +155,54 @@ func DecodeSS58(s string) (account [32]byte, prefix byte, ok bool) {
 
 // EncodeSS58 writes account in the simple format under prefix (0–63).
 func EncodeSS58(account [32]byte, prefix byte) string {
+	a := ss58{account, prefix & 63}
+	if s, ok := encoded.get(a); ok {
+		return s
+	}
+	s := encodeSS58(account, prefix)
+	encoded.put(a, s)
+	return s
+}
+
+type ss58 struct {
+	account [32]byte
+	prefix  byte
+}
+
+var (
+	decoded = newMemo[string, ss58]()
+	encoded = newMemo[ss58, string]()
+)
+
+// memoSize bounds a memo: hostile input can name any number of addresses,
+// and a full memo is emptied, so it never holds more than this.
+const memoSize = 64
+
+// memo keeps the last results of a pure function, safe for concurrent use.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
+
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+func encodeSS58(account [32]byte, prefix byte) string {
 	raw := make([]byte, 0, 35)
 	raw = append(raw, prefix&63)
 	raw = append(raw, account[:]...)
