@@ -67,29 +67,65 @@ func IsNetwork(n string) bool {
 // ParseAddress reads 0x and 64 lowercase hex digits, as options and
 // accounts write a Sui address.
 func ParseAddress(s string) (Address, bool) {
-	if len(s) != 66 || !strings.HasPrefix(s, "0x") || strings.ToLower(s) != s {
-		return Address{}, false
+	var a Address
+	if len(s) != 66 || s[0] != '0' || s[1] != 'x' {
+		return a, false
 	}
-	b, err := hex.DecodeString(s[2:])
-	if err != nil {
-		return Address{}, false
+	// Decoded in place, lowercase only: every option and choice is read
+	// through here several times a payment, so it allocates nothing.
+	for i := range a {
+		hi, ok1 := lowerNibble(s[2+2*i])
+		lo, ok2 := lowerNibble(s[3+2*i])
+		if !ok1 || !ok2 {
+			return Address{}, false
+		}
+		a[i] = hi<<4 | lo
 	}
-	return Address(b), true
+	return a, true
+}
+
+func lowerNibble(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // String is the address as 0x and 64 lowercase hex digits.
-func (a Address) String() string { return "0x" + hex.EncodeToString(a[:]) }
+func (a Address) String() string {
+	var b [66]byte
+	b[0], b[1] = '0', 'x'
+	hex.Encode(b[2:], a[:])
+	return string(b[:])
+}
 
 // IsCoinType reports a coin type 0x<1–64 hex>::module::Name.
 func IsCoinType(s string) bool {
-	parts := strings.Split(s, "::")
-	if len(parts) != 3 || len(s) > 2+64+2*2+2*MaxIdentifier || !strings.HasPrefix(parts[0], "0x") {
+	if len(s) > 2+64+2*2+2*MaxIdentifier {
 		return false
 	}
-	if h := parts[0][2:]; h == "" || len(h) > 64 || !isHex(h) {
+	addr, mod, name, ok := coinTypeParts(s)
+	if !ok || !strings.HasPrefix(addr, "0x") {
 		return false
 	}
-	return isIdent(parts[1]) && isIdent(parts[2])
+	if h := addr[2:]; h == "" || len(h) > 64 || !isHex(h) {
+		return false
+	}
+	return isIdent(mod) && isIdent(name)
+}
+
+// coinTypeParts splits s at "::" into exactly three parts, as
+// strings.Split would, without allocating the slice.
+func coinTypeParts(s string) (addr, mod, name string, ok bool) {
+	addr, rest, ok1 := strings.Cut(s, "::")
+	mod, name, ok2 := strings.Cut(rest, "::")
+	if !ok1 || !ok2 || strings.Contains(name, "::") {
+		return "", "", "", false
+	}
+	return addr, mod, name, true
 }
 
 // IsSUI reports the native coin's type, in its short or long form.
@@ -97,7 +133,8 @@ func IsSUI(coinType string) bool {
 	if !IsCoinType(coinType) || !strings.HasSuffix(coinType, "::sui::SUI") {
 		return false
 	}
-	h := strings.TrimLeft(strings.TrimPrefix(strings.Split(coinType, "::")[0], "0x"), "0")
+	addr, _, _, _ := coinTypeParts(coinType)
+	h := strings.TrimLeft(strings.TrimPrefix(addr, "0x"), "0")
 	return h == "2"
 }
 
@@ -255,10 +292,22 @@ func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 }
 
 func (Exact) request(b *exactUnsigned) (rails.Request, error) {
-	return jsonv.Obj("kind", KindTransaction, "network", mpp.String(b.accepted, "network"), "sender", b.payer.String(),
-		"asset", mpp.String(b.accepted, "asset"), "amount", mpp.String(b.accepted, "amount"),
-		"payTo", mpp.String(b.accepted, "payTo"), "pureInput", "0x"+hex.EncodeToString(b.h[:]),
+	// The option's strings are passed as the values already held (Serves
+	// checked each is a string), not read out and boxed again.
+	return jsonv.Obj("kind", KindTransaction, "network", optionString(b.accepted, "network"), "sender", b.payer.String(),
+		"asset", optionString(b.accepted, "asset"), "amount", optionString(b.accepted, "amount"),
+		"payTo", optionString(b.accepted, "payTo"), "pureInput", Address(b.h).String(),
 		"expiration", "epoch-bounded"), nil
+}
+
+// optionString is o's member k when it is a string, else "".
+func optionString(o *jsonv.Object, k string) jsonv.Value {
+	if v, ok := o.Get(k); ok {
+		if _, ok := v.(string); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // request is the built request, with validUntil when the choice named a time.
@@ -337,7 +386,7 @@ func VerifySignature(sig string, tx []byte, sender Address) bool {
 type Carried struct {
 	Tx        *Tx
 	Raw       []byte
-	Digest    string
+	Digest    string // set by PaymentReference only: Complete and Bound need no digest
 	H         atr.Hash
 	Signature string
 	Network   string
@@ -421,7 +470,7 @@ func carried(presented jsonv.Value) (*Carried, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Carried{Tx: t, Raw: raw, Digest: DigestString(raw), H: h, Signature: sig, Network: mpp.String(accepted, "network")}, nil
+	return &Carried{Tx: t, Raw: raw, H: h, Signature: sig, Network: mpp.String(accepted, "network")}, nil
 }
 
 // Bound reads H from the transaction's one unused Pure input. The
@@ -453,5 +502,6 @@ func PaymentReference(presented jsonv.Value) (Reference, error) {
 	if !ok {
 		return Reference{}, rails.Refuse(CodeExpirationUnbounded)
 	}
+	c.Digest = DigestString(c.Raw)
 	return Reference{Network: c.Network, Digest: c.Digest, UntilEpoch: until}, nil
 }

@@ -495,25 +495,35 @@ func writeCommand(w *bcs.Writer, c *Command) {
 	}
 }
 
-// used is every argument a command names: what Sui itself counts as an
-// input's use.
-func (c *Command) used() []Argument {
-	switch c.Kind {
-	case CmdTransferObjects, CmdSplitCoins, CmdMergeCoins:
-		return append(append([]Argument(nil), c.Args...), c.Arg)
-	case CmdUpgrade:
-		return []Argument{c.Arg}
-	}
-	return c.Args
-}
-
 // UnusedPure is the indexes of the pure inputs no command uses.
 func (t *Tx) UnusedPure() []int {
-	used := make([]bool, len(t.Inputs))
+	var small [16]bool // MaxInputs is larger, but a payment has a handful
+	used := small[:0]
+	if len(t.Inputs) <= len(small) {
+		used = small[:len(t.Inputs)]
+	} else {
+		used = make([]bool, len(t.Inputs))
+	}
+	mark := func(a Argument) {
+		if a.Kind == ArgInput && int(a.Index) < len(used) {
+			used[a.Index] = true
+		}
+	}
 	for i := range t.Commands {
-		for _, a := range t.Commands[i].used() {
-			if a.Kind == ArgInput && int(a.Index) < len(used) {
-				used[a.Index] = true
+		c := &t.Commands[i]
+		// Every argument a command names: what Sui itself counts as an
+		// input's use.
+		switch c.Kind {
+		case CmdTransferObjects, CmdSplitCoins, CmdMergeCoins:
+			for _, a := range c.Args {
+				mark(a)
+			}
+			mark(c.Arg)
+		case CmdUpgrade:
+			mark(c.Arg)
+		default:
+			for _, a := range c.Args {
+				mark(a)
 			}
 		}
 	}
@@ -531,8 +541,20 @@ var digestPrefix = []byte("TransactionData::")
 // Digest is the transaction digest of BCS bytes: Blake2b-256 over
 // "TransactionData::" and the bytes.
 func Digest(b []byte) [32]byte {
+	return blake2bOf(digestPrefix, b)
+}
+
+// blake2bOf is Blake2b-256 of prefix and b, one-shot over a stack buffer
+// when they fit (a payment's transaction does), so nothing is allocated.
+func blake2bOf(prefix, b []byte) [32]byte {
+	var buf [1024]byte
+	if len(prefix)+len(b) <= len(buf) {
+		n := copy(buf[:], prefix)
+		n += copy(buf[n:], b)
+		return blake2b.Sum256(buf[:n])
+	}
 	h, _ := blake2b.New256(nil)
-	h.Write(digestPrefix)
+	h.Write(prefix)
 	h.Write(b)
 	return [32]byte(h.Sum(nil))
 }
@@ -547,17 +569,15 @@ func DigestString(b []byte) string {
 // the intent (scope 0, version 0, app 0: a transaction for Sui) and the
 // bytes.
 func IntentMessage(b []byte) [32]byte {
-	h, _ := blake2b.New256(nil)
-	h.Write([]byte{0, 0, 0})
-	h.Write(b)
-	return [32]byte(h.Sum(nil))
+	return blake2bOf(intentPrefix[:], b)
 }
+
+var intentPrefix = [3]byte{0, 0, 0}
 
 // AddressOfEd25519 is the address of an Ed25519 public key: Blake2b-256 of
 // the scheme flag 0x00 and the key.
 func AddressOfEd25519(pub []byte) Address {
-	h, _ := blake2b.New256(nil)
-	h.Write([]byte{0})
-	h.Write(pub)
-	return Address(h.Sum(nil))
+	return Address(blake2bOf(ed25519Flag[:], pub))
 }
+
+var ed25519Flag = [1]byte{0}
