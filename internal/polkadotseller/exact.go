@@ -93,7 +93,9 @@ func demoExact(ctx context.Context, s *demo.Session) error {
 		return fail("cannot start the local Sidecar:", err)
 	}
 	defer nodeSrv.Close()
-	rpc := &polkadotrpc.Client{URL: "https://sidecar.polkadot.example", Net: network, HTTP: nodeSrv.Client()}
+	// The stand-in answers the node's JSON-RPC too: the wallet's nonce is
+	// system_accountNextIndex, which counts what waits in the pool.
+	rpc := &polkadotrpc.Client{URL: "https://sidecar.polkadot.example", RPC: "https://sidecar.polkadot.example", Net: network, HTTP: nodeSrv.Client()}
 	payer, err := signer.PolkadotFromSeed(signer.PolkadotDevSeed, network, rpc)
 	if err != nil {
 		return fail(err)

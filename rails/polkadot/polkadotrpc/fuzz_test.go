@@ -22,6 +22,8 @@ func FuzzNodeAnswers(f *testing.F) {
 	ctx := context.Background()
 	c := &Client{URL: "http://sidecar.invalid", Net: network, HTTP: &http.Client{Transport: rec}}
 	_, _ = c.Inputs(ctx, [32]byte{1})
+	rpc := &Client{URL: "http://sidecar.invalid", RPC: "http://node.invalid", Net: network, HTTP: &http.Client{Transport: rec}}
+	_, _ = rpc.NextIndex(ctx, [32]byte{1})
 	_, _ = c.FinalizedHeight(ctx)
 	_, _ = c.RawExtrinsics(ctx, "100")
 	for _, a := range rec.Answers {
@@ -33,6 +35,9 @@ func FuzzNodeAnswers(f *testing.F) {
 		cost.Bound(t, len(body), func() {
 			c := &Client{URL: "http://sidecar.invalid", Net: network, HTTP: &http.Client{Transport: rpcanswer.Fixed(body)}}
 			_, _ = c.Inputs(ctx, [32]byte{1})
+			c.RPC = "http://node.invalid"
+			_, _ = c.Inputs(ctx, [32]byte{1})
+			c.RPC = ""
 			_, _ = c.FinalizedHeight(ctx)
 			_, _ = c.RawExtrinsics(ctx, "100")
 			_, _ = c.Extrinsic(ctx, "100", 1)

@@ -25,11 +25,15 @@ import (
 // mortal era that is live, the account's nonce, no tip) and, for the
 // profile's call, executed: the transfer and the remark land together in a
 // new block with the events Sidecar shows, or nothing lands. Calls counts
-// the requests it answered.
+// the requests it answered. It also answers the node's JSON-RPC at its root
+// (POST /), system_accountNextIndex: the account's nonce counting its
+// extrinsics in the pool. With Hold set, a submitted extrinsic waits in the
+// pool until Seal lands it, as on a chain whose next block is seconds away.
 type Node struct {
 	Net                    string
 	Genesis                [32]byte
 	SpecVersion, TxVersion uint32
+	Hold                   bool
 
 	Calls atomic.Int64
 
@@ -38,6 +42,7 @@ type Node struct {
 	base     uint64
 	nonces   map[[32]byte]uint32
 	balances map[string]*big.Int // "<asset>/<account hex>"
+	pool     [][]byte            // valid extrinsics waiting for a block, in order
 }
 
 type nodeBlock struct {
@@ -182,6 +187,8 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			raws = append(raws, hexOf(x))
 		}
 		writeJSON(w, http.StatusOK, jsonv.Obj("number", strconv.FormatUint(b.height, 10), "hash", hexOf(b.hash[:]), "extrinsics", raws))
+	case r.Method == http.MethodPost && r.URL.Path == "/":
+		n.serveRPC(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/transaction":
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 		v, _ := jsonv.Parse(body)
@@ -202,37 +209,157 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// submit checks xt as the runtime would and lands it in a new block; the
-// cause of a refusal as Sidecar's answer names it.
+// serveRPC answers a JSON-RPC 2.0 request as a Substrate node does:
+// system_accountNextIndex with one SS58 address, the account's nonce after
+// its extrinsics in the pool; any other method is -32601.
+func (n *Node) serveRPC(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	v, err := jsonv.Parse(body)
+	o, ok := jsonv.AsObject(v)
+	if err != nil || !ok {
+		writeJSON(w, http.StatusOK, jsonv.Obj("jsonrpc", "2.0", "error", jsonv.Obj("code", -32700, "message", "Parse error"), "id", nil))
+		return
+	}
+	id, _ := o.Get("id")
+	answer := func(k string, v jsonv.Value) {
+		writeJSON(w, http.StatusOK, jsonv.Obj("jsonrpc", "2.0", k, v, "id", id))
+	}
+	if m, _ := o.GetString("method"); m != "system_accountNextIndex" {
+		answer("error", jsonv.Obj("code", -32601, "message", "Method not found"))
+		return
+	}
+	pv, _ := o.Get("params")
+	params, _ := jsonv.AsArray(pv)
+	var addr string
+	if len(params) == 1 {
+		addr, _ = params[0].(string)
+	}
+	acct, _, ok := polkadot.DecodeSS58(addr)
+	if !ok {
+		answer("error", jsonv.Obj("code", -32602, "message", "Invalid params"))
+		return
+	}
+	answer("result", jsonv.Number(n.nextIndex(acct)))
+}
+
+// nextIndex is the account's state nonce and one more for each of its
+// extrinsics in the pool.
+func (n *Node) nextIndex(acct [32]byte) uint32 {
+	next := n.nonces[acct]
+	for _, xt := range n.pool {
+		if s, err := polkadot.SplitSigned(xt); err == nil && s.Signer == acct {
+			next++
+		}
+	}
+	return next
+}
+
+// Pool is how many extrinsics wait in the pool.
+func (n *Node) Pool() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.pool)
+}
+
+// Seal lands the pool's extrinsics, each in a new block, in the order they
+// came; the causes of those the runtime refuses now.
+func (n *Node) Seal() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	pool := n.pool
+	n.pool = nil
+	var causes []string
+	for _, xt := range pool {
+		if _, cause := n.land(xt); cause != "" {
+			causes = append(causes, cause)
+		}
+	}
+	return causes
+}
+
+// submit checks xt as the runtime and the pool would (its nonce the
+// account's next index, counting the pool) and lands it in a new block, or
+// with Hold puts it in the pool; the cause of a refusal as Sidecar's answer
+// names it.
 func (n *Node) submit(xt []byte) (string, string) {
+	if !n.Hold {
+		return n.land(xt)
+	}
 	s, err := polkadot.SplitSigned(xt)
 	if err != nil {
 		return "", "Invalid Transaction: " + err.Error()
 	}
+	x, _, ok := polkadot.DecodeExtra(xt, s.End)
+	if !ok {
+		return "", "Invalid Transaction: extensions this chain does not take"
+	}
+	switch next := n.nextIndex(s.Signer); {
+	case x.Nonce < n.nonces[s.Signer]:
+		return "", "Invalid Transaction: Transaction is outdated"
+	case x.Nonce < next:
+		return "", "Priority is too low: (0 vs 0)" // the pool holds one of this nonce already
+	case x.Nonce > next:
+		return "", "Invalid Transaction: Transaction will be valid in the future"
+	}
+	// Checked as it would land after the pool's: the nonce the state will
+	// have then.
+	saved := n.nonces[s.Signer]
+	n.nonces[s.Signer] = x.Nonce
+	_, cause := n.check(xt)
+	n.nonces[s.Signer] = saved
+	if cause != "" {
+		return "", cause
+	}
+	n.pool = append(n.pool, append([]byte(nil), xt...))
+	hash := polkadot.ExtrinsicHash(xt)
+	return hexOf(hash[:]), ""
+}
+
+type checked struct {
+	s    *polkadot.Signed
+	call *polkadot.Call
+}
+
+// check is the runtime's validity check of xt against the head.
+func (n *Node) check(xt []byte) (checked, string) {
+	s, err := polkadot.SplitSigned(xt)
+	if err != nil {
+		return checked{}, "Invalid Transaction: " + err.Error()
+	}
 	x, next, ok := polkadot.DecodeExtra(xt, s.End)
 	if !ok || x.Era.Immortal || x.Tip != 0 || x.MetadataHash {
-		return "", "Invalid Transaction: extensions this chain does not take"
+		return checked{}, "Invalid Transaction: extensions this chain does not take"
 	}
 	head := n.head()
 	birth := x.Era.Birth(head.height)
 	if birth < n.base || birth > head.height || head.height >= x.Era.Death(head.height) {
-		return "", "Invalid Transaction: Transaction is outdated"
+		return checked{}, "Invalid Transaction: Transaction is outdated"
 	}
 	if x.Nonce < n.nonces[s.Signer] {
-		return "", "Invalid Transaction: Transaction is outdated"
+		return checked{}, "Invalid Transaction: Transaction is outdated"
 	}
 	if x.Nonce > n.nonces[s.Signer] {
-		return "", "Invalid Transaction: Transaction will be valid in the future"
+		return checked{}, "Invalid Transaction: Transaction will be valid in the future"
 	}
 	call := xt[next:]
 	add := polkadot.Additional{SpecVersion: n.SpecVersion, TxVersion: n.TxVersion, Genesis: n.Genesis, EraBlock: n.blockOf(strconv.FormatUint(birth, 10)).hash}
 	if s.SigType != polkadot.SigEd25519 || !ed25519.Verify(s.Signer[:], polkadot.SigningPayload(call, x, &add), s.Signature) {
-		return "", "Invalid Transaction: Transaction has a bad signature"
+		return checked{}, "Invalid Transaction: Transaction has a bad signature"
 	}
 	c, ok := polkadot.DecodeCall(call)
 	if !ok {
-		return "", "Invalid Transaction: a call this chain stand-in does not execute"
+		return checked{}, "Invalid Transaction: a call this chain stand-in does not execute"
 	}
+	return checked{s, c}, ""
+}
+
+// land checks xt and executes it in a new block.
+func (n *Node) land(xt []byte) (string, string) {
+	ck, cause := n.check(xt)
+	if cause != "" {
+		return "", cause
+	}
+	s, c, head := ck.s, ck.call, n.head()
 	hash := polkadot.ExtrinsicHash(xt)
 	l := &polkadot.Landed{Hash: hexOf(hash[:]), Success: true}
 	from, to := balanceKey(c.AssetID, s.Signer), balanceKey(c.AssetID, c.Dest)

@@ -1,8 +1,12 @@
 // Package polkadotrpc reads a Polkadot Asset Hub network through Substrate
 // API Sidecar's REST API (https://paritytech.github.io/substrate-api-sidecar/dist/):
 // the transaction material (GET /transaction/material: genesis hash, spec
-// and transaction versions, the finalized block) and an account's nonce
-// (GET /accounts/{id}/balance-info) for the payer's wallet; an extrinsic by
+// and transaction versions, the finalized block) for the payer's wallet,
+// and the account's nonce from the node's JSON-RPC (system_accountNextIndex,
+// which counts the account's extrinsics waiting in the node's pool; Sidecar
+// has no endpoint that does: its GET /accounts/{id}/balance-info reads the
+// nonce stored at a block, which a second payment made before the first
+// lands would reuse, and is asked only when no node is named); an extrinsic by
 // block and index (GET /blocks/{block}/extrinsics/{index}), a block's raw
 // extrinsics (GET /blocks/{block}/extrinsics-raw) and the finalized height
 // (GET /blocks/head/header) for the seller's status; and a submission
@@ -26,7 +30,11 @@ import (
 
 // Client asks one Sidecar.
 type Client struct {
-	URL  string       // Sidecar's base, e.g. https://polkadot-asset-hub-public-sidecar.parity-chains.parity.io
+	URL string // Sidecar's base, e.g. https://polkadot-asset-hub-public-sidecar.parity-chains.parity.io
+	// RPC is the node's JSON-RPC over HTTP, e.g.
+	// https://polkadot-asset-hub-rpc.polkadot.io, asked for the payer's next
+	// nonce; "" reads balance-info's, which ignores the pool.
+	RPC  string
 	Net  string       // the network it serves: polkadot:<genesis prefix>
 	HTTP *http.Client // nil: http.DefaultClient
 }
@@ -122,6 +130,14 @@ func (c *Client) Inputs(ctx context.Context, account [32]byte) (polkadot.Inputs,
 			return polkadot.Inputs{}, fail(mpath, "no genesisHash, specVersion, txVersion or at {height, hash} of their forms")
 		}
 	}
+	if c.RPC != "" {
+		n, err := c.NextIndex(ctx, account)
+		if err != nil {
+			return polkadot.Inputs{}, err
+		}
+		in.Nonce = n
+		return in, nil
+	}
 	apath := "/accounts/0x" + hex.EncodeToString(account[:]) + "/balance-info"
 	a, found, err := c.get(ctx, apath)
 	if err != nil {
@@ -137,6 +153,40 @@ func (c *Client) Inputs(ctx context.Context, account [32]byte) (polkadot.Inputs,
 	}
 	in.Nonce = n
 	return in, nil
+}
+
+// NextIndex asks the node (RPC) for system_accountNextIndex of the
+// account, given as its SS58 address on the network: the nonce its next
+// extrinsic takes once those in the pool have landed.
+func (c *Client) NextIndex(ctx context.Context, account [32]byte) (uint32, error) {
+	const method = "system_accountNextIndex"
+	if c.RPC == "" {
+		return 0, fail(method, "no node JSON-RPC URL")
+	}
+	body := jsonv.Marshal(jsonv.Obj("jsonrpc", "2.0", "id", 1, "method", method,
+		"params", []jsonv.Value{polkadot.Address(c.Net, account)}))
+	rc := restjson.Client{Base: c.RPC, HTTP: c.HTTP, Max: 1 << 12}
+	v, err := rc.Do(ctx, http.MethodPost, "", "application/json", body)
+	if err != nil {
+		return 0, &Error{Path: method, Detail: err.Error()}
+	}
+	o, ok := jsonv.AsObject(v)
+	if !ok {
+		return 0, fail(method, "answer is not a JSON-RPC response")
+	}
+	if e, ok := o.GetObject("error"); ok {
+		msg, _ := e.GetString("message")
+		if len(msg) > 200 {
+			msg = msg[:200]
+		}
+		return 0, fail(method, "error: "+msg)
+	}
+	rv, _ := o.Get("result")
+	n, ok := jsonv.AsSafeInt(rv)
+	if !ok || n < 0 || n >= 1<<32 {
+		return 0, fail(method, "no result (a u32)")
+	}
+	return uint32(n), nil
 }
 
 // block is a block id in a path: a hash or a decimal height.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -162,4 +163,83 @@ func hexOf(b []byte) string {
 func isStatus(err error, status int) bool {
 	e, ok := err.(*polkadotrpc.Error)
 	return ok && e.Status == status
+}
+
+// A second payment signed before the first lands: the node's
+// system_accountNextIndex counts the first, waiting in the pool, so the
+// second takes the next nonce and both land; Sidecar's balance-info reads
+// the stored nonce, and the extrinsic built on it is refused by the pool.
+func TestNextIndexCountsThePool(t *testing.T) {
+	node, sidecarOnly := start(t)
+	node.Hold = true
+	c := *sidecarOnly
+	c.RPC = "https://sidecar.example" // the stand-in answers the node's JSON-RPC at its root
+	ctx := context.Background()
+	key := ed25519.NewKeyFromSeed(make([]byte, 32))
+	var id, dest [32]byte
+	copy(id[:], key.Public().(ed25519.PublicKey))
+	node.SetNonce(id, 3)
+	node.Fund(1337, id, big.NewInt(50_000))
+	if _, err := c.Submit(ctx, signed(t, &c, key, dest, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if node.Pool() != 1 || node.Head() != 500 {
+		t.Fatalf("pool %d, head %d", node.Pool(), node.Head())
+	}
+	calls := node.Calls.Load()
+	in, err := c.Inputs(ctx, id)
+	if err != nil || in.Nonce != 4 || node.Calls.Load()-calls != 2 { // the material, then the node's next index
+		t.Fatalf("inputs %+v, %v, %d calls", in, err, node.Calls.Load()-calls)
+	}
+	stale := signed(t, sidecarOnly, key, dest, nil)
+	if x, _, _ := polkadot.DecodeExtra(stale, mustSplit(t, stale).End); x.Nonce != 3 {
+		t.Fatalf("balance-info's nonce %d, not the stored 3", x.Nonce)
+	}
+	if _, err := c.Submit(ctx, stale); !isStatus(err, 400) {
+		t.Fatalf("the pool took a second extrinsic of nonce 3: %v", err)
+	}
+	if _, err := c.Submit(ctx, signed(t, &c, key, dest, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if causes := node.Seal(); len(causes) != 0 || node.Head() != 502 || node.Balance(1337, dest).Int64() != 20_000 {
+		t.Fatalf("sealed: %v, head %d, paid %s", causes, node.Head(), node.Balance(1337, dest))
+	}
+	if n, err := c.NextIndex(ctx, id); err != nil || n != 5 {
+		t.Fatalf("after the pool landed: %d, %v", n, err)
+	}
+}
+
+// The node's JSON-RPC errors and answers of other shapes are errors.
+func TestNextIndexRefuses(t *testing.T) {
+	_, c := start(t)
+	ctx := context.Background()
+	if _, err := c.NextIndex(ctx, [32]byte{1}); err == nil {
+		t.Fatal("no node named, yet an index")
+	}
+	for name, body := range map[string]string{
+		"error":    `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":1}`,
+		"string":   `{"jsonrpc":"2.0","result":"4","id":1}`,
+		"negative": `{"jsonrpc":"2.0","result":-1,"id":1}`,
+		"past u32": `{"jsonrpc":"2.0","result":4294967296,"id":1}`,
+		"array":    `[]`,
+	} {
+		srv, err := loopback.Start(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }), "node.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := &polkadotrpc.Client{URL: "https://sidecar.example", RPC: "https://node.example", Net: network, HTTP: srv.Client()}
+		if n, err := rc.NextIndex(ctx, [32]byte{1}); err == nil {
+			t.Errorf("%s: read %d", name, n)
+		}
+		srv.Close()
+	}
+}
+
+func mustSplit(t *testing.T, xt []byte) *polkadot.Signed {
+	t.Helper()
+	s, err := polkadot.SplitSigned(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
