@@ -39,16 +39,56 @@ func ParseAddress(s string) ([32]byte, bool) {
 	// One spelling: 58 characters carry 290 bits of which the 36 bytes
 	// take 288, so the last character's low 2 bits must be zero (checked
 	// on the character rather than by encoding the bytes again).
-	raw, err := b32.DecodeString(s)
-	if err != nil || len(raw) != 36 || strings.IndexByte(b32Alphabet, s[AddressLen-1])&3 != 0 {
+	raw, ok := decodeAddress32(s)
+	if !ok {
 		return pub, false
 	}
-	copy(pub[:], raw)
+	copy(pub[:], raw[:])
 	sum := sha512.Sum512_256(pub[:])
 	if string(sum[28:]) != string(raw[32:]) {
 		return pub, false
 	}
 	return pub, true
+}
+
+// decodeAddress32 decodes 58 characters of b32Alphabet into the 36 bytes
+// they carry, on the stack (addresses are read several times a payment),
+// with the last character's 2 spare bits zero.
+func decodeAddress32(s string) (raw [36]byte, ok bool) {
+	var acc uint64
+	bitsIn, n := 0, 0
+	for i := 0; i < AddressLen; i++ {
+		c := s[i]
+		var v byte
+		switch {
+		case c >= 'A' && c <= 'Z':
+			v = c - 'A'
+		case c >= '2' && c <= '7':
+			v = c - '2' + 26
+		default:
+			return raw, false
+		}
+		acc = acc<<5 | uint64(v)
+		bitsIn += 5
+		if bitsIn >= 8 {
+			bitsIn -= 8
+			raw[n] = byte(acc >> bitsIn)
+			n++
+		}
+	}
+	return raw, bitsIn == 2 && acc&3 == 0
+}
+
+// IsNetworkOf reports network == NetworkOf(genesisHash), without writing
+// the network's string.
+func IsNetworkOf(network string, genesisHash [32]byte) bool {
+	ref, ok := strings.CutPrefix(network, NetworkPrefix)
+	if !ok || len(ref) != 32 {
+		return false
+	}
+	var b [44]byte
+	base64.URLEncoding.Encode(b[:], genesisHash[:])
+	return ref == string(b[:32])
 }
 
 // IsAddress reports whether v is a string that is an address.

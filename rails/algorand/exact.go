@@ -168,15 +168,18 @@ type Params struct {
 // readParams reads the choice's params: uint64 decimals, a genesis id of
 // at most 64 characters and a 32-byte genesis hash in standard base64.
 func readParams(p *jsonv.Object) (Params, error) {
-	missing := rails.Refuse(x402.CodeInputMissing)
 	var out Params
 	var ok1, ok2, ok3 bool
-	out.FirstValid, ok1 = uint64Of(jsonv.Value(mpp.String(p, "firstValid")))
-	out.MinFee, ok2 = uint64Of(jsonv.Value(mpp.String(p, "minFee")))
-	out.FeePerByte, ok3 = uint64Of(jsonv.Value(mpp.String(p, "feePerByte")))
+	// The members as held (uint64Of takes only strings), not boxed again.
+	fv, _ := p.Get("firstValid")
+	mf, _ := p.Get("minFee")
+	fpb, _ := p.Get("feePerByte")
+	out.FirstValid, ok1 = uint64Of(fv)
+	out.MinFee, ok2 = uint64Of(mf)
+	out.FeePerByte, ok3 = uint64Of(fpb)
 	out.GenesisID = mpp.String(p, "genesisId")
 	if !ok1 || !ok2 || !ok3 || out.GenesisID == "" || len(out.GenesisID) > MaxGenesisID || !utf8.ValidString(out.GenesisID) {
-		return Params{}, missing
+		return Params{}, rails.Refuse(x402.CodeInputMissing)
 	}
 	gh, err := base64.StdEncoding.Strict().DecodeString(mpp.String(p, "genesisHash"))
 	if err != nil || len(gh) != 32 {
@@ -185,6 +188,10 @@ func readParams(p *jsonv.Object) (Params, error) {
 	copy(out.GenesisHash[:], gh)
 	return out, nil
 }
+
+// errOptionMalformed is Build's refusal, made once: Build runs twice a
+// payment and refuses rarely.
+var errOptionMalformed = rails.Refuse(CodeOptionMalformed)
 
 type exactUnsigned struct {
 	required, accepted *jsonv.Object
@@ -205,7 +212,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	if err != nil {
 		return nil, err
 	}
-	malformed := rails.Refuse(CodeOptionMalformed)
+	var malformed error = errOptionMalformed
 	payer, ok := ParseAddress(mpp.String(c, "payer"))
 	pv, _ := c.GetObject("params")
 	if !ok || pv == nil {
@@ -216,7 +223,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 		return nil, err
 	}
 	network := mpp.String(accepted, "network")
-	if NetworkOf(p.GenesisHash) != network {
+	if !IsNetworkOf(network, p.GenesisHash) {
 		return nil, rails.Refuse(CodeNetworkMismatch)
 	}
 	asset, _ := accepted.Get("asset")
@@ -283,11 +290,25 @@ const KindTxn = "algorand-txn"
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	req := jsonv.Obj("kind", KindTxn, "network", b.network, "bytes", "0x"+hex.EncodeToString(b.toSign))
+	req := jsonv.Obj("kind", KindTxn, "network", b.network, "bytes", hex0x(b.toSign))
 	if b.until > 0 {
 		req.Set("validUntil", jsonv.Number(b.until))
 	}
 	return req, nil
+}
+
+// hex0x is "0x" and b's lowercase hex, in one allocation.
+func hex0x(b []byte) string {
+	var buf [1024]byte // a transaction's signing bytes fit: the copy below is the one allocation
+	var out []byte
+	if n := 2 + hex.EncodedLen(len(b)); n <= len(buf) {
+		out = buf[:n]
+	} else {
+		out = make([]byte, n)
+	}
+	out[0], out[1] = '0', 'x'
+	hex.Encode(out[2:], b)
+	return string(out)
 }
 
 // Complete checks the signature verifies under the payer's key over what
@@ -407,7 +428,7 @@ func carried(presented jsonv.Value) (*Carried, *jsonv.Object, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if NetworkOf(c.Txn.GenesisHash) != mpp.String(accepted, "network") {
+	if !IsNetworkOf(mpp.String(accepted, "network"), c.Txn.GenesisHash) {
 		return nil, nil, rails.Refuse(CodeNetworkMismatch)
 	}
 	return c, accepted, nil

@@ -149,12 +149,21 @@ func (t *Txn) ID() string { id := t.RawID(); return b32.EncodeToString(id[:]) }
 // GroupID is the id of a group of transactions (without their grp field):
 // SHA-512/256 of "TG" and the msgpack of {txlist: [their raw ids]}.
 func GroupID(txns []*Txn) [32]byte {
-	ids := make([]Value, len(txns))
-	for i, t := range txns {
-		id := t.RawID()
-		ids[i] = Bin(id[:])
+	// Written directly, as Encode writes it: a map of one key, an array
+	// (fixarray to 15 entries, else array16), each id a bin8 of 32 bytes.
+	out := make([]byte, 0, 2+1+7+3+len(txns)*34)
+	out = append(out, "TG"...)
+	out = append(out, 0x81, 0xa6, 't', 'x', 'l', 'i', 's', 't')
+	if len(txns) <= 15 {
+		out = append(out, 0x90|byte(len(txns)))
+	} else {
+		out = append(out, 0xdc, byte(len(txns)>>8), byte(len(txns)))
 	}
-	return sha512.Sum512_256(append([]byte("TG"), Encode(Map(Entry{"txlist", Array(ids...)}))...))
+	for _, t := range txns {
+		id := t.RawID()
+		out = append(append(out, 0xc4, 32), id[:]...)
+	}
+	return sha512.Sum512_256(out)
 }
 
 // SuggestedFee is the fee algod's suggested parameters ask of t: perByte
