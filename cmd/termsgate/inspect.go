@@ -19,6 +19,7 @@ import (
 	"github.com/termsgate/termsgate/rails/all"
 	"github.com/termsgate/termsgate/rails/aptos"
 	"github.com/termsgate/termsgate/rails/cardano"
+	"github.com/termsgate/termsgate/rails/casper"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/polkadot"
@@ -50,6 +51,9 @@ PAYMENT is a file (or standard input) holding one of:
   a bare Solana wire transaction (base64 or base58);
   a bare Hedera Transaction or TransactionList (base64);
   bare Starknet SNIP-12 typed data of an OutsideExecution (JSON);
+  bare Casper CEP-3009 typed data, payload {authorization, publicKey,
+  signature} or authorization (JSON, 33-byte tagged addresses);
+  a bare signed Polkadot extrinsic (0x hex);
   an agentic checkout's: a presented {checkout_mandate, checkout_jwt}, an ACP
   {allowance}, a completed {checkout|booking|session: …} or an ACK payment
   request body (docs/checkout.md).
@@ -306,6 +310,11 @@ func inspectJSON(v jsonv.Value, name string) (rails.Inspection, error) {
 	o, ok := jsonv.AsObject(v)
 	if !ok {
 		return rails.Inspection{}, errors.New("not a JSON object")
+	}
+	// Casper's bare forms before EIP-3009's: the same six members, with
+	// 33-byte tagged addresses instead of 20-byte ones.
+	if casper.IsBare(o) {
+		return casper.InspectBare(o)
 	}
 	if isAuthorization(o) {
 		return authorizationInspection(o)

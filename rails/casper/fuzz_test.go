@@ -80,3 +80,39 @@ func FuzzPublicKey(f *testing.F) {
 func hexZeros(n int) string { return hex.EncodeToString(make([]byte, n)) }
 
 func hexOfDigest(a *Authorization) string { d := a.Digest(); return hex.EncodeToString(d[:]) }
+
+// FuzzCasperBare: any JSON object through IsBare and InspectBare without a
+// panic; a form that reads states H as its nonce, and typed data that reads
+// states the network its domain names.
+func FuzzCasperBare(f *testing.F) {
+	v, _ := jsonv.Parse([]byte(c2))
+	p, _ := jsonv.AsObject(v)
+	payload, _ := p.GetObject("payload")
+	auth, _ := payload.GetObject("authorization")
+	c, _ := carried(v)
+	a, _ := PaymentAuthorization(c)
+	for _, seed := range []jsonv.Value{payload, auth, a.TypedData()} {
+		f.Add(jsonv.Marshal(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cost.Bound(t, len(b), func() {
+			v, err := jsonv.Parse(b)
+			o, ok := jsonv.AsObject(v)
+			if err != nil || !ok {
+				return
+			}
+			_ = IsBare(o)
+			in, err := InspectBare(o)
+			if err != nil {
+				return
+			}
+			n, _ := hex.DecodeString(in.H[2:])
+			if len(n) != 32 || in.Grant.Payer == "" || in.Grant.Amount == nil {
+				t.Fatalf("read %+v", in)
+			}
+			if in.Kind == "casper-typed-data" && !IsNetwork(in.Grant.Network) {
+				t.Fatalf("typed data on %q", in.Grant.Network)
+			}
+		})
+	})
+}
