@@ -72,7 +72,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	limits := addLimitFlags(fs)
 	agent := new(string)
 	fs.Var(agentFlag{agent}, "agent", "atr_transact pays offers as this agent identity (CAIP-10, e.g. cloudflare:402:NAME; it signs no payment), the key paying only the agreement")
-	confirmAbove := fs.String("confirm-above", "", "with a client that declares elicitation (stdio): put every payment above this many atomic units of its asset to the human before it is signed (agreement payments are always put to the human)")
+	confirmAbove := fs.String("confirm-above", "", "with a client that declares elicitation (stdio or HTTP): put every payment above this many atomic units of its asset to the human before it is signed (agreement payments are always put to the human)")
 	confirmAboveUSD := fs.String("confirm-above-usd", "", "as --confirm-above, in US dollars (0.50), for the USD stablecoins termsgate knows; any other asset is put to the human")
 	allowPrivate := fs.Bool("allow-private", false, "allow fetching from loopback and private addresses (local development only)")
 	stellarRPC := addStellarFlags(fs)

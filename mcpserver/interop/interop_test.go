@@ -37,6 +37,52 @@ const (
 )
 
 func TestOfficialTypeScriptSDK(t *testing.T) {
+	fx := newFixture(t)
+	args := []string{"mcp", "--dev-key", "--max-amount", "10000", "--allow-private"}
+	fx.config["args"] = args
+	fx.eachTransport(t, "driver.mjs", args)
+}
+
+// TestOfficialTypeScriptSDKElicitation: the official client, declaring
+// elicitation, approves payments as a human would (elicit.mjs): with
+// --confirm-above below the offer, decline and cancel sign nothing, accept
+// signs, and a client without elicitation is asked nothing.
+func TestOfficialTypeScriptSDKElicitation(t *testing.T) {
+	fx := newFixture(t)
+	args := []string{"mcp", "--dev-key", "--max-amount", "10000", "--confirm-above", "100", "--allow-private"}
+	fx.config["args"] = args
+	fx.eachTransport(t, "elicit.mjs", args)
+}
+
+type fixture struct {
+	node, dir, binary string
+	env               map[string]string
+	config            map[string]any
+}
+
+// eachTransport runs script over stdio and streamable HTTP, at each
+// protocol version the SDK's client speaks to termsgate.
+func (fx *fixture) eachTransport(t *testing.T, script string, args []string) {
+	for _, protocol := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run("stdio "+protocol, func(t *testing.T) {
+			runDriver(t, fx.node, fx.dir, script, fx.config, "stdio", protocol)
+		})
+		t.Run("http "+protocol, func(t *testing.T) {
+			c := make(map[string]any, len(fx.config)+1)
+			for k, v := range fx.config {
+				c[k] = v
+			}
+			c["url"] = serveHTTP(t, fx.binary, args, fx.env)
+			runDriver(t, fx.node, fx.dir, script, c, "http", protocol)
+		})
+	}
+}
+
+// newFixture builds the binary and starts what the drivers pay against: the
+// seller's terms on loopback TLS and a wallet endpoint with the published
+// development key.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
 	install := "Node.js 20 and npm (Debian: apt-get install nodejs npm)"
 	node := testenv.LookPath(t, "node", install)
 	testenv.LookPath(t, "npm", install)
@@ -127,12 +173,14 @@ func TestOfficialTypeScriptSDK(t *testing.T) {
 	}
 
 	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": dir, "SSL_CERT_FILE": certFile}
-	args := []string{"mcp", "--dev-key", "--max-amount", "10000", "--allow-private"}
+	amount, _ := x402seller.DefaultOption().GetString("amount")
+	payTo, _ := x402seller.DefaultOption().GetString("payTo")
 	config := map[string]any{
-		"binary": binary, "args": args, "env": env, "signer": wallet.URL,
+		"binary": binary, "env": env, "signer": wallet.URL,
 		"x402": map[string]any{
 			"pairing": "x402/exact/eip155/eip3009", "document": json.RawMessage(jsonv.Marshal(doc)),
 			"header": x402.EncodeHeader(doc), "account": "eip155:84532:" + payer, "atrHash": h.String(),
+			"amount": amount, "payTo": payTo, "link": seller.Link(h),
 		},
 		"mismatch": json.RawMessage(jsonv.Marshal(mismatch)),
 		"huge":     json.RawMessage(jsonv.Marshal(hugeDoc)),
@@ -143,19 +191,7 @@ func TestOfficialTypeScriptSDK(t *testing.T) {
 				"landed": map[string]any{"transaction": "0x" + strings.Repeat("cd", 32), "blockNumber": "1", "logs": []any{}}},
 		},
 	}
-	for _, protocol := range []string{"2025-06-18", "2025-11-25"} {
-		t.Run("stdio "+protocol, func(t *testing.T) {
-			runDriver(t, node, dir, config, "stdio", protocol)
-		})
-		t.Run("http "+protocol, func(t *testing.T) {
-			c := make(map[string]any, len(config)+1)
-			for k, v := range config {
-				c[k] = v
-			}
-			c["url"] = serveHTTP(t, binary, args, env)
-			runDriver(t, node, dir, c, "http", protocol)
-		})
-	}
+	return &fixture{node: node, dir: dir, binary: binary, env: env, config: config}
 }
 
 // serveHTTP starts the binary on streamable HTTP and returns its endpoint.
@@ -196,19 +232,19 @@ func serveHTTP(t *testing.T, binary string, args []string, env map[string]string
 	return ""
 }
 
-func runDriver(t *testing.T, node, dir string, config map[string]any, transport, protocol string) {
+func runDriver(t *testing.T, node, dir, script string, config map[string]any, transport, protocol string) {
 	t.Helper()
 	b, err := json.Marshal(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "config-"+transport+"-"+protocol+".json")
+	path := filepath.Join(dir, strings.TrimSuffix(script, ".mjs")+"-"+transport+"-"+protocol+".json")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "driver.mjs")
+	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Env = append(os.Environ(), "CONFIG="+path, "TRANSPORT="+transport, "PROTOCOL="+protocol)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
