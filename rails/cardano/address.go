@@ -105,33 +105,48 @@ func EnterpriseAddress(vkey []byte, networkID byte) Address {
 
 const charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
-func polymod(values []byte) uint32 {
-	gen := [5]uint32{0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3}
-	chk := uint32(1)
-	for _, v := range values {
-		top := chk >> 25
-		chk = (chk&0x1ffffff)<<5 ^ uint32(v)
-		for i := 0; i < 5; i++ {
-			if (top>>i)&1 == 1 {
-				chk ^= gen[i]
-			}
+// charValue maps a byte to its 5-bit value in charset, 0xff for a byte not
+// in it: a table rather than strings.IndexByte per character, since a
+// payment reads its option's payTo and the payer several times.
+var charValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i := 0; i < len(charset); i++ {
+		t[charset[i]] = byte(i)
+	}
+	return t
+}()
+
+// polymodStep folds one 5-bit value into BIP-173's checksum, so that the
+// checksum is taken as the text is read instead of over a copy of it.
+func polymodStep(chk uint32, v byte) uint32 {
+	top := chk >> 25
+	chk = (chk&0x1ffffff)<<5 ^ uint32(v)
+	for i, g := range [5]uint32{0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3} {
+		if (top>>i)&1 == 1 {
+			chk ^= g
 		}
 	}
 	return chk
 }
 
-func hrpExpand(hrp string) []byte {
-	out := make([]byte, 0, 2*len(hrp)+1)
+// hrpChecksum is the checksum state after BIP-173's expansion of hrp.
+func hrpChecksum(hrp string) uint32 {
+	chk := uint32(1)
 	for i := 0; i < len(hrp); i++ {
-		out = append(out, hrp[i]>>5)
+		chk = polymodStep(chk, hrp[i]>>5)
 	}
-	out = append(out, 0)
+	chk = polymodStep(chk, 0)
 	for i := 0; i < len(hrp); i++ {
-		out = append(out, hrp[i]&31)
+		chk = polymodStep(chk, hrp[i]&31)
 	}
-	return out
+	return chk
 }
 
+// bech32Decode reads hrp, the data part regrouped into bytes (leftover
+// bits fewer than 5 and zero) and checks the checksum, in one pass and one
+// allocation.
 func bech32Decode(s string) (string, []byte, error) {
 	pos := strings.LastIndexByte(s, '1')
 	if pos < 1 || pos+7 > len(s) {
@@ -143,60 +158,61 @@ func bech32Decode(s string) (string, []byte, error) {
 			return "", nil, errAddress
 		}
 	}
-	words := make([]byte, 0, len(s)-pos-1)
+	chk := hrpChecksum(hrp)
+	end := len(s) - 6 // the checksum's six characters
+	data := make([]byte, 0, (end-pos-1)*5/8)
+	var acc, bits uint
 	for i := pos + 1; i < len(s); i++ {
-		c := strings.IndexByte(charset, s[i])
-		if c < 0 {
+		c := charValue[s[i]]
+		if c == 0xff {
 			return "", nil, errAddress
 		}
-		words = append(words, byte(c))
+		chk = polymodStep(chk, c)
+		if i < end {
+			acc = acc<<5 | uint(c)
+			bits += 5
+			if bits >= 8 {
+				bits -= 8
+				data = append(data, byte(acc>>bits))
+			}
+		}
 	}
-	if polymod(append(hrpExpand(hrp), words...)) != 1 {
-		return "", nil, errAddress
-	}
-	data, ok := convertBits(words[:len(words)-6], 5, 8, false)
-	if !ok {
+	if chk != 1 || bits >= 5 || acc<<(8-bits)&0xff != 0 {
 		return "", nil, errAddress
 	}
 	return hrp, data, nil
 }
 
+// bech32Encode writes hrp, 1, data in 5-bit groups (the last padded with
+// zeros) and the checksum, into one buffer.
 func bech32Encode(hrp string, data []byte) string {
-	words, _ := convertBits(data, 8, 5, true)
-	values := append(hrpExpand(hrp), words...)
-	mod := polymod(append(values, 0, 0, 0, 0, 0, 0)) ^ 1
 	var b strings.Builder
+	b.Grow(len(hrp) + 1 + (len(data)*8+4)/5 + 6)
 	b.WriteString(hrp)
 	b.WriteByte('1')
-	for _, w := range words {
+	chk := hrpChecksum(hrp)
+	var acc, bits uint
+	for _, v := range data {
+		acc = acc<<8 | uint(v)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			w := byte(acc >> bits & 31)
+			chk = polymodStep(chk, w)
+			b.WriteByte(charset[w])
+		}
+	}
+	if bits > 0 {
+		w := byte(acc << (5 - bits) & 31)
+		chk = polymodStep(chk, w)
 		b.WriteByte(charset[w])
 	}
+	for range 6 {
+		chk = polymodStep(chk, 0)
+	}
+	mod := chk ^ 1
 	for i := 0; i < 6; i++ {
 		b.WriteByte(charset[(mod>>(5*(5-i)))&31])
 	}
 	return b.String()
-}
-
-// convertBits regroups bits; without pad, leftover bits must be fewer than
-// from and zero.
-func convertBits(in []byte, from, to uint, pad bool) ([]byte, bool) {
-	var acc, bits uint
-	out := make([]byte, 0, len(in)*int(from)/int(to)+1)
-	maxv := uint(1)<<to - 1
-	for _, v := range in {
-		acc = acc<<from | uint(v)
-		bits += from
-		for bits >= to {
-			bits -= to
-			out = append(out, byte(acc>>bits&maxv))
-		}
-	}
-	if pad {
-		if bits > 0 {
-			out = append(out, byte(acc<<(to-bits)&maxv))
-		}
-	} else if bits >= from || acc<<(to-bits)&maxv != 0 {
-		return nil, false
-	}
-	return out, true
 }

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -178,6 +179,7 @@ func validity(accepted *jsonv.Object) (int64, bool) {
 type exactUnsigned struct {
 	required, accepted *jsonv.Object
 	payer              Address
+	payerText          string // the payer as the choice wrote it, which ParseAddress holds to its one spelling
 	h                  atr.Hash
 	validity           int64
 	until              int64 // Unix seconds; 0 when the choice names no time
@@ -196,7 +198,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	if !ok {
 		return nil, rails.Refuse(x402.CodeChoiceMalformed)
 	}
-	u := &exactUnsigned{required: required, accepted: accepted, payer: payer, h: h, validity: secs}
+	u := &exactUnsigned{required: required, accepted: accepted, payer: payer, payerText: mpp.String(c, "payer"), h: h, validity: secs}
 	if nv, has := c.Get("now"); has {
 		now, ok := jsonv.AsSafeInt(nv)
 		if !ok || now < 0 || now > 1<<52 {
@@ -225,13 +227,26 @@ func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 }
 
 func (b *exactUnsigned) request() rails.Request {
-	req := jsonv.Obj("kind", KindTransaction, "network", NetworkName(mpp.String(b.accepted, "network")), "payer", b.payer.String(),
+	req := jsonv.Obj("kind", KindTransaction, "network", NetworkName(mpp.String(b.accepted, "network")), "payer", b.payerText,
 		"payTo", mpp.String(b.accepted, "payTo"), "asset", mpp.String(b.accepted, "asset"), "amount", mpp.String(b.accepted, "amount"),
-		"auxiliaryData", "0x"+hex.EncodeToString(AuxiliaryData(b.h)), "validitySeconds", jsonv.Number(b.validity))
+		"auxiliaryData", hex0x(AuxiliaryData(b.h)), "validitySeconds", jsonv.Number(b.validity))
 	if b.until > 0 {
 		req.Set("validUntil", jsonv.Number(b.until))
 	}
 	return req
+}
+
+// hex0x is 0x and b in lowercase hex, written in one allocation.
+func hex0x(b []byte) string {
+	const digits = "0123456789abcdef"
+	var sb strings.Builder
+	sb.Grow(2 + 2*len(b))
+	sb.WriteString("0x")
+	for _, c := range b {
+		sb.WriteByte(digits[c>>4])
+		sb.WriteByte(digits[c&15])
+	}
+	return sb.String()
 }
 
 // Complete takes the wallet's {transaction, nonce} and checks, before the
@@ -364,7 +379,7 @@ func carried(presented jsonv.Value) (*Carried, error) {
 	if !ok || len([]rune(nonce)) > MaxNonceChars || len(nonce) > 4*MaxNonceChars {
 		return nil, rails.Refuse(x402.CodePayloadMalformed)
 	}
-	t, err := DecodeTransaction(text)
+	t, err := decodeCarried(text)
 	if err != nil {
 		return nil, err
 	}
@@ -374,6 +389,30 @@ func carried(presented jsonv.Value) (*Carried, error) {
 	c := &Carried{Tx: t, Nonce: nonce, Network: NetworkName(mpp.String(accepted, "network"))}
 	c.H, c.HErr = Carrier(t.Aux)
 	return c, nil
+}
+
+// lastCarried is the transaction carried decoded last, by its text: the
+// gate's Finish reads one payment twice, in Complete and again in Bound,
+// and its decoding (base64, the strict CBOR reader, the body's Blake2b) is
+// most of a read. A hit is keyed by the whole text, so it is the decoding
+// of the same bytes (TestCarriedMemoAgrees); nothing writes a *Tx that
+// carried returns, so one is shared safely.
+var lastCarried atomic.Pointer[carriedTx]
+
+type carriedTx struct {
+	text string
+	tx   *Tx
+}
+
+func decodeCarried(text string) (*Tx, error) {
+	if m := lastCarried.Load(); m != nil && m.text == text {
+		return m.tx, nil
+	}
+	t, err := DecodeTransaction(text)
+	if err == nil {
+		lastCarried.Store(&carriedTx{text: text, tx: t})
+	}
+	return t, err
 }
 
 // bound is carried's H, or why it has none.

@@ -161,13 +161,8 @@ func Carrier(aux *cbor.Value) (atr.Hash, error) {
 	var marker, digits *cbor.Value
 	found := 0
 	if msg != nil && msg.Major == cbor.Map {
-		seen := map[string]bool{}
-		for i := 0; i < len(msg.Items); i += 2 {
-			k := keyOf(msg.Items[i])
-			if seen[k] {
-				return atr.Hash{}, rails.Refuse(CodeAmbiguous)
-			}
-			seen[k] = true
+		if !distinctMessageKeys(msg.Items) {
+			return atr.Hash{}, rails.Refuse(CodeAmbiguous)
 		}
 		for i := 0; i < len(msg.Items); i += 2 {
 			k, lines := msg.Items[i], msg.Items[i+1]
@@ -199,9 +194,62 @@ func Carrier(aux *cbor.Value) (atr.Hash, error) {
 
 const bom = "\ufeff"
 
+// markerLike reports a line that is the marker once a leading byte-order
+// mark is set aside and its letters lowercased. Comparing bytes, with
+// ASCII's letters folded, is strings.ToLower's equality here: the only
+// runes ToLower takes to ASCII are ASCII's own, the Kelvin sign (to k) and
+// U+0130 (to i), and the marker has neither k nor i (TestMarkerLikeAsToLower).
 func markerLike(line []byte) bool {
-	s := strings.TrimPrefix(string(line), bom)
-	return len(s) == len(Marker) && strings.ToLower(s) == Marker
+	line = bytes.TrimPrefix(line, []byte(bom))
+	if len(line) != len(Marker) {
+		return false
+	}
+	for i, c := range line {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != Marker[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// distinctMessageKeys reports kv's keys (kv is key, value, …) distinct by
+// keyOf. A message has a key or two, so they are compared pairwise, without
+// building keyOf's strings; past smallKeys, through a set of them.
+func distinctMessageKeys(kv []*cbor.Value) bool {
+	const smallKeys = 16
+	if len(kv) > 2*smallKeys {
+		seen := make(map[string]bool, len(kv)/2)
+		for i := 0; i < len(kv); i += 2 {
+			k := keyOf(kv[i])
+			if seen[k] {
+				return false
+			}
+			seen[k] = true
+		}
+		return true
+	}
+	for i := 0; i < len(kv); i += 2 {
+		for j := i + 2; j < len(kv); j += 2 {
+			if sameKey(kv[i], kv[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameKey is keyOf(a) == keyOf(b).
+func sameKey(a, b *cbor.Value) bool {
+	if (a.Major == cbor.Text) != (b.Major == cbor.Text) {
+		return false
+	}
+	if a.Major == cbor.Text {
+		return bytes.Equal(bytes.TrimPrefix(a.B, []byte(bom)), bytes.TrimPrefix(b.B, []byte(bom)))
+	}
+	return bytes.Equal(a.Raw, b.Raw)
 }
 
 // keyOf is a message key's identity: its encoding, a text key's without a
