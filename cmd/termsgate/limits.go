@@ -30,6 +30,7 @@ type limitFlags struct {
 	asset             string
 	usd               *usdFlags
 	payees            headerList
+	extra             headerList // --limit NETWORK[/ASSET]=MAX, beside --max-amount's
 	maxPayable        time.Duration
 	state             *string // where the budget is kept (state.go)
 }
@@ -66,6 +67,7 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	fs.StringVar(&l.budget, "budget", "", "the most all payments may move, in atomic units, counted in --state across runs (default: no cumulative ceiling)")
 	l.usd = addUSDFlags(fs)
 	fs.Var(&l.payees, "payee", "pay only this payee address (repeatable; default: any)")
+	addLimitFlag(fs, &l.extra)
 	fs.DurationVar(&l.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	l.state = addStateFlag(fs)
 	return l
@@ -114,7 +116,11 @@ func (l *limitFlags) policy(network string) (*pay.Policy, error) {
 	if err := l.usd.apply(&limit, &cfg); err != nil {
 		return nil, err
 	}
-	cfg.Limits = []pay.Limit{limit}
+	more, err := extraLimits(l.extra)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Limits = append([]pay.Limit{limit}, more...)
 	p, err := pay.NewPolicy(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("the spend limits: %s", strings.TrimPrefix(err.Error(), "pay: policy: "))
@@ -129,4 +135,52 @@ func atomicFlag(name, s string) (*big.Int, error) {
 		return nil, fmt.Errorf("%s %q is not a decimal number of atomic units", name, s)
 	}
 	return n, nil
+}
+
+// addLimitFlag is --limit: a limit on one more network than --network's,
+// for an offer that pays on two (a checkout's total and its agreement
+// payment on a chain) or a wallet that holds several keys.
+func addLimitFlag(fs *flag.FlagSet, list *headerList) {
+	fs.Var(list, "limit", "another limit, NETWORK=MAX or NETWORK/ASSET=MAX in the asset's atomic units (repeatable), beside --max-amount's on --network: e.g. acp:checkout/USD=2500 lets an ACP checkout commit to at most 25.00 USD")
+}
+
+// extraLimits reads the --limit values.
+func extraLimits(specs []string) ([]pay.Limit, error) {
+	out := make([]pay.Limit, 0, len(specs))
+	for _, spec := range specs {
+		where, max, ok := strings.Cut(spec, "=")
+		if !ok {
+			return nil, fmt.Errorf("--limit %q is not NETWORK=MAX or NETWORK/ASSET=MAX", spec)
+		}
+		network, asset, _ := strings.Cut(where, "/")
+		if err := pay.CheckNetwork(network); err != nil {
+			return nil, fmt.Errorf("--limit %q: %w", spec, err)
+		}
+		n, err := atomicFlag("--limit "+where, max)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pay.Limit{Network: network, Asset: asset, MaxAmount: n})
+	}
+	return out, nil
+}
+
+// limitHint names the --limit that would let a payment refused for want
+// of a limit on its network or asset be judged; its detail reads
+// "policy/…: AMOUNT of NETWORK ASSET (why)".
+func limitHint(d *gate.Decline) string {
+	code := pay.DetailCode(d.Detail)
+	if d.Code != gate.NoPayableOption || code != pay.DetailNetworkNotAllowed && code != pay.DetailAssetNotAllowed {
+		return ""
+	}
+	_, rest, _ := strings.Cut(d.Detail, ": ")
+	fields := strings.Fields(rest)
+	if len(fields) < 4 || fields[1] != "of" {
+		return ""
+	}
+	network, asset := fields[2], fields[3]
+	if code == pay.DetailNetworkNotAllowed {
+		return fmt.Sprintf("no limit names %s; --limit %s=N (or %s/%s=N) allows payments there of at most N atomic units", network, network, network, asset)
+	}
+	return fmt.Sprintf("the limits on %s name other assets; --limit %s/%s=N allows this one, at most N atomic units", network, network, asset)
 }

@@ -144,3 +144,40 @@ func TestPayOrigin(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// --limit adds a limit beside --max-amount's: a payment in an asset the
+// first limit does not name is refused, signing nothing, with a hint that
+// names the --limit that would judge it; given that --limit, it is paid, and
+// a --limit below its amount refuses it.
+func TestPayLimitFlag(t *testing.T) {
+	s := newPaySeller(t)
+	state := filepath.Join(t.TempDir(), "state")
+	other := "0x1111111111111111111111111111111111111111"
+	asset, _ := s.Option.GetString("asset")
+	amount, _ := s.Option.GetString("amount")
+	base := []string{"pay", "--dev-key", "--state", state, "--max-amount", "1000000", "--asset", other}
+	code, out, errs := runCLI(t, "", append(base, s.ResourceURL())...)
+	if code != exitDeclined || !strings.Contains(out, "policy/asset-not-allowed") ||
+		!strings.Contains(errs, "hint: the limits on eip155:84532 name other assets; --limit eip155:84532/"+asset+"=N allows this one") {
+		t.Fatalf("without --limit: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, "", append(base, "--limit", "eip155:84532/"+asset+"=1", s.ResourceURL())...)
+	if code != exitDeclined || !strings.Contains(out, "policy/amount-above-maximum") {
+		t.Fatalf("--limit below the amount: exit %d\n%s\n%s", code, out, errs)
+	}
+	if s.signatures() != 0 {
+		t.Fatalf("%d payments after refusals", s.signatures())
+	}
+	code, _, errs = runCLI(t, "", append(base, "--limit", "eip155:84532/"+asset+"="+amount, s.ResourceURL())...)
+	if code != exitOK || s.signatures() != 1 {
+		t.Fatalf("--limit at the amount: exit %d, %d payments: %s", code, s.signatures(), errs)
+	}
+	for _, bad := range []string{"eip155:84532", "eip155=5", "eip155:84532=-1", "eip155:84532=1.5"} {
+		for _, cmd := range []string{"pay", "transact"} {
+			args := []string{cmd, "--dev-key", "--state", state, "--max-amount", "1", "--limit", bad, s.ResourceURL()}
+			if code, _, errs := runCLI(t, "", args...); code != exitUsage || !strings.Contains(errs, "--limit") {
+				t.Fatalf("%s --limit %s: exit %d, %s", cmd, bad, code, errs)
+			}
+		}
+	}
+}

@@ -98,6 +98,7 @@ type payFlags struct {
 	maxAmount, budget    string
 	usd                  *usdFlags
 	origins              headerList
+	extra                headerList // --limit NETWORK[/ASSET]=MAX (limits.go)
 	headers              headerList
 	maxPayable, timeout  time.Duration
 	allowPrivate, dryRun bool
@@ -140,6 +141,7 @@ func newPayFlags(stderr io.Writer) *payFlags {
 	fs.StringVar(&f.budget, "budget", "", "the most all payments may move, in atomic units, counted in --state across runs (default: no cumulative ceiling)")
 	fs.StringVar(&f.asset, "asset", "", "pay only in this token contract (default: any asset on --network)")
 	f.usd = addUSDFlags(fs)
+	addLimitFlag(fs, &f.extra)
 	fs.Var(&f.origins, "origin", "pay only a 402 from this origin (https://host[:port], repeatable; default: any), also when a redirect led elsewhere")
 	fs.DurationVar(&f.maxPayable, "max-payable", pay.DefaultMaxPayable, "the longest a signed payment may stay payable")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses for the resource and the ATR (local development only)")
@@ -222,7 +224,11 @@ func (f *payFlags) policy(budget pay.Budget) (*pay.Policy, error) {
 	if err := f.usd.apply(&limit, &cfg); err != nil {
 		return nil, err
 	}
-	cfg.Limits = []pay.Limit{limit}
+	more, err := extraLimits(f.extra)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Limits = append([]pay.Limit{limit}, more...)
 	return pay.NewPolicy(cfg)
 }
 

@@ -200,6 +200,9 @@ func printResult(stdout, stderr io.Writer, out *jsonv.Object, err error) int {
 		fmt.Fprintf(stdout, "%s\n", jsonv.Marshal(d.JSON()))
 		fmt.Fprintf(stderr, "termsgate: declined %s: %s\n", d.Code, termText(d.Detail))
 		explainCause(stderr, d)
+		if h := limitHint(d); h != "" {
+			fmt.Fprintf(stderr, "termsgate: hint: %s\n", termText(h))
+		}
 		if d.Moved != nil {
 			fmt.Fprintln(stderr, "termsgate: a payment was already released; it is kept under \"moved\": present it again, do not sign a new one")
 		}
