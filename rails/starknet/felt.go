@@ -90,62 +90,158 @@ func feNeg(z, x *fe) {
 }
 
 // feMul is Montgomery multiplication, coarsely integrated operand scanning:
-// z = x·y·2^-256 mod P. P ≡ 1 mod 2^64, so -P^-1 mod 2^64 is 2^64-1 and
-// each round's multiplier is the negated low limb; P's middle limbs are
-// zero, so adding m·P touches only the low and high limbs. The operands
-// are held in locals and the rounds written out, which lets the compiler
-// keep them in registers.
+// z = x·y·2^-256 mod P, for x and y below 4P (Poseidon adds a round
+// constant without reducing; the result is below P all the same, as
+// x·y/2^256 + P < 2P then). P ≡ 1 mod 2^64, so -P^-1 mod 2^64 is 2^64-1
+// and each round's multiplier is the negated low limb; P's middle limbs
+// are zero, so adding m·P touches only the low and high limbs. Each row's
+// sums are written as unbroken carry chains (low halves, then high
+// halves), which the compiler turns into ADC sequences; between rows the
+// accumulator is below 2^255, so no fifth limb outlives a row.
 func feMul(z, x, y *fe) {
 	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
-	var t0, t1, t2, t3, t4 uint64
-	for _, yi := range y {
-		var c, hi, lo, cc uint64
-		hi, lo = bits.Mul64(x0, yi)
-		t0, cc = bits.Add64(t0, lo, 0)
-		c = hi + cc
-		hi, lo = bits.Mul64(x1, yi)
-		lo, cc = bits.Add64(lo, c, 0)
-		t1, c = bits.Add64(t1, lo, 0)
-		c += hi + cc
-		hi, lo = bits.Mul64(x2, yi)
-		lo, cc = bits.Add64(lo, c, 0)
-		t2, c = bits.Add64(t2, lo, 0)
-		c += hi + cc
-		hi, lo = bits.Mul64(x3, yi)
-		lo, cc = bits.Add64(lo, c, 0)
-		t3, c = bits.Add64(t3, lo, 0)
-		c += hi + cc
-		var t5 uint64
-		t4, t5 = bits.Add64(t4, c, 0)
+	var t0, t1, t2, t3, t4, c uint64
 
-		// m·P added and the low limb (now zero) shifted out: m·1 + t0 is
-		// 0 mod 2^64 with a carry of 1 unless t0 is 0.
-		m := -t0
-		c = 0
-		if t0 != 0 {
-			c = 1
-		}
-		t0, c = bits.Add64(t1, c, 0)
-		t1, c = bits.Add64(t2, c, 0)
-		hi, lo = bits.Mul64(m, 0x0800000000000011)
-		lo, cc = bits.Add64(lo, c, 0)
-		t2, c = bits.Add64(t3, lo, 0)
-		c += hi + cc
-		t3, c = bits.Add64(t4, c, 0)
-		t4 = t5 + c
+	// Row 0: t = x·y0.
+	y0 := y[0]
+	h0, l0 := bits.Mul64(x0, y0)
+	h1, l1 := bits.Mul64(x1, y0)
+	h2, l2 := bits.Mul64(x2, y0)
+	h3, l3 := bits.Mul64(x3, y0)
+	t0 = l0
+	t1, c = bits.Add64(l1, h0, 0)
+	t2, c = bits.Add64(l2, h1, c)
+	t3, c = bits.Add64(l3, h2, c)
+	t4 = h3 + c
+	t0, t1, t2, t3 = montRound(t0, t1, t2, t3, t4)
+
+	for _, yi := range y[1:] {
+		h0, l0 = bits.Mul64(x0, yi)
+		h1, l1 = bits.Mul64(x1, yi)
+		h2, l2 = bits.Mul64(x2, yi)
+		h3, l3 = bits.Mul64(x3, yi)
+		t0, c = bits.Add64(t0, l0, 0)
+		t1, c = bits.Add64(t1, l1, c)
+		t2, c = bits.Add64(t2, l2, c)
+		t3, c = bits.Add64(t3, l3, c)
+		t4 = h3 + c
+		t1, c = bits.Add64(t1, h0, 0)
+		t2, c = bits.Add64(t2, h1, c)
+		t3, c = bits.Add64(t3, h2, c)
+		t4 += c
+		t0, t1, t2, t3 = montRound(t0, t1, t2, t3, t4)
 	}
+	feReduceOnce(z, t0, t1, t2, t3)
+}
+
+// montRound adds m·P to the five limbs t, m = -t0 so that the low limb
+// becomes zero, and shifts that limb out. m·1 + t0 is 0 mod 2^64 with a
+// carry of 1 unless t0 is 0.
+func montRound(t0, t1, t2, t3, t4 uint64) (uint64, uint64, uint64, uint64) {
+	m := -t0
+	_, c := bits.Add64(t0, m, 0)
+	r0, c := bits.Add64(t1, 0, c)
+	r1, c := bits.Add64(t2, 0, c)
+	hi, lo := bits.Mul64(m, 0x0800000000000011)
+	r2, c := bits.Add64(t3, lo, c)
+	r3 := t4 + hi + c
+	return r0, r1, r2, r3
+}
+
+// feReduceOnce is z = t or t - P, whichever is below P, for t below 2P.
+func feReduceOnce(z *fe, t0, t1, t2, t3 uint64) {
 	r0, b := bits.Sub64(t0, 1, 0)
 	r1, b := bits.Sub64(t1, 0, b)
 	r2, b := bits.Sub64(t2, 0, b)
 	r3, b := bits.Sub64(t3, 0x0800000000000011, b)
-	keep := -b // all ones when the result is below P
+	keep := -b // all ones when t is below P
 	z[0] = r0 ^ ((r0 ^ t0) & keep)
 	z[1] = r1 ^ ((r1 ^ t1) & keep)
 	z[2] = r2 ^ ((r2 ^ t2) & keep)
 	z[3] = r3 ^ ((r3 ^ t3) & keep)
 }
 
-func feSquare(z, x *fe) { feMul(z, x, x) }
+// feSquare is z = x²·2^-256 mod P for x below 4P: the six cross products
+// once, doubled, the four squares added, then the four reduction rounds
+// over the eight limbs (separated operand scanning), ten multiplications
+// for the product where feMul takes sixteen.
+func feSquare(z, x *fe) {
+	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+	var c, c2 uint64
+	// Cross products x_i·x_j, i < j, into limbs 1..6.
+	h01, t1 := bits.Mul64(x0, x1)
+	h02, l02 := bits.Mul64(x0, x2)
+	h03, l03 := bits.Mul64(x0, x3)
+	t2, c := bits.Add64(h01, l02, 0)
+	t3, c := bits.Add64(h02, l03, c)
+	t4 := h03 + c
+	h12, l12 := bits.Mul64(x1, x2)
+	h13, l13 := bits.Mul64(x1, x3)
+	t3, c = bits.Add64(t3, l12, 0)
+	t4, c = bits.Add64(t4, h12, c)
+	t5 := h13 + c
+	t4, c = bits.Add64(t4, l13, 0)
+	h23, l23 := bits.Mul64(x2, x3)
+	t5, c = bits.Add64(t5, l23, c)
+	t6 := h23 + c
+	// Doubled: x < 2^254, so the cross sum is below 2^507 and its double
+	// fits the eight limbs.
+	t7 := t6 >> 63
+	t6 = t6<<1 | t5>>63
+	t5 = t5<<1 | t4>>63
+	t4 = t4<<1 | t3>>63
+	t3 = t3<<1 | t2>>63
+	t2 = t2<<1 | t1>>63
+	t1 <<= 1
+	// The squares on the diagonal.
+	s0h, t0 := bits.Mul64(x0, x0)
+	s1h, s1l := bits.Mul64(x1, x1)
+	s2h, s2l := bits.Mul64(x2, x2)
+	s3h, s3l := bits.Mul64(x3, x3)
+	t1, c = bits.Add64(t1, s0h, 0)
+	t2, c = bits.Add64(t2, s1l, c)
+	t3, c = bits.Add64(t3, s1h, c)
+	t4, c = bits.Add64(t4, s2l, c)
+	t5, c = bits.Add64(t5, s2h, c)
+	t6, c = bits.Add64(t6, s3l, c)
+	t7, _ = bits.Add64(t7, s3h, c)
+	// Four reduction rounds; each round's carry out of its top limb goes
+	// into the next round's top limb, with that round's high product
+	// (below 2^60, so the sum does not wrap).
+	var hi, lo, m uint64
+	m = -t0
+	_, c = bits.Add64(t0, m, 0)
+	t1, c = bits.Add64(t1, 0, c)
+	t2, c = bits.Add64(t2, 0, c)
+	hi, lo = bits.Mul64(m, 0x0800000000000011)
+	t3, c = bits.Add64(t3, lo, c)
+	t4, c2 = bits.Add64(t4, hi, c)
+
+	m = -t1
+	_, c = bits.Add64(t1, m, 0)
+	t2, c = bits.Add64(t2, 0, c)
+	t3, c = bits.Add64(t3, 0, c)
+	hi, lo = bits.Mul64(m, 0x0800000000000011)
+	t4, c = bits.Add64(t4, lo, c)
+	t5, c2 = bits.Add64(t5, hi+c2, c)
+
+	m = -t2
+	_, c = bits.Add64(t2, m, 0)
+	t3, c = bits.Add64(t3, 0, c)
+	t4, c = bits.Add64(t4, 0, c)
+	hi, lo = bits.Mul64(m, 0x0800000000000011)
+	t5, c = bits.Add64(t5, lo, c)
+	t6, c2 = bits.Add64(t6, hi+c2, c)
+
+	m = -t3
+	_, c = bits.Add64(t3, m, 0)
+	t4, c = bits.Add64(t4, 0, c)
+	t5, c = bits.Add64(t5, 0, c)
+	hi, lo = bits.Mul64(m, 0x0800000000000011)
+	t6, c = bits.Add64(t6, lo, c)
+	t7, _ = bits.Add64(t7, hi+c2, c)
+	feReduceOnce(z, t4, t5, t6, t7)
+}
 
 // feInv is x^-1, zero for zero. math/big's extended Euclid over the
 // plain value takes a few microseconds where x^(P-2) takes some 450

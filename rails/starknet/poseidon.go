@@ -12,6 +12,7 @@ package starknet
 import (
 	"crypto/sha256"
 	"math/big"
+	"math/bits"
 	"strconv"
 )
 
@@ -32,24 +33,94 @@ var roundConstants = func() [3 * nRounds]fe {
 	return out
 }()
 
+// cube is x³ for x below 4P (a state element with a round constant
+// added and not reduced); the result is below P.
 func cube(x *fe) {
 	var s fe
 	feSquare(&s, x)
 	feMul(x, x, &s)
 }
 
-// mix applies the MDS matrix: with t = a+b+c, (t+2a, t-2b, t-3c).
+// mix applies the MDS matrix: with t = a+b+c, (t+2a, t-2b, t-3c). The
+// three are summed in four limbs without reduction (each element is below
+// P < 2^252, so t+2a < 5P, and 2P and 3P added before the subtractions
+// keep t-2b and t-3c positive and below 6P, all below 2^256), then each
+// is reduced once by reduceWide: nine field additions' reductions become
+// three.
 func mix(s *[3]fe) {
-	var t, u fe
-	feAdd(&t, &s[0], &s[1])
-	feAdd(&t, &t, &s[2])
-	feAdd(&u, &s[0], &s[0])
-	feAdd(&s[0], &t, &u)
-	feAdd(&u, &s[1], &s[1])
-	feSub(&s[1], &t, &u)
-	feAdd(&u, &s[2], &s[2])
-	feAdd(&u, &u, &s[2])
-	feSub(&s[2], &t, &u)
+	a, b, c := &s[0], &s[1], &s[2]
+	var k uint64
+	// t = a + b + c
+	t0, k := bits.Add64(a[0], b[0], 0)
+	t1, k := bits.Add64(a[1], b[1], k)
+	t2, k := bits.Add64(a[2], b[2], k)
+	t3, _ := bits.Add64(a[3], b[3], k)
+	t0, k = bits.Add64(t0, c[0], 0)
+	t1, k = bits.Add64(t1, c[1], k)
+	t2, k = bits.Add64(t2, c[2], k)
+	t3, _ = bits.Add64(t3, c[3], k)
+
+	// u = t + 2a
+	u0, k := bits.Add64(t0, a[0]<<1, 0)
+	u1, k := bits.Add64(t1, a[1]<<1|a[0]>>63, k)
+	u2, k := bits.Add64(t2, a[2]<<1|a[1]>>63, k)
+	u3, _ := bits.Add64(t3, a[3]<<1|a[2]>>63, k)
+
+	// v = t + 2P - 2b
+	v0, k := bits.Add64(t0, 2, 0)
+	v1, k := bits.Add64(t1, 0, k)
+	v2, k := bits.Add64(t2, 0, k)
+	v3, _ := bits.Add64(t3, 2*0x0800000000000011, k)
+	v0, k = bits.Sub64(v0, b[0]<<1, 0)
+	v1, k = bits.Sub64(v1, b[1]<<1|b[0]>>63, k)
+	v2, k = bits.Sub64(v2, b[2]<<1|b[1]>>63, k)
+	v3, _ = bits.Sub64(v3, b[3]<<1|b[2]>>63, k)
+
+	// w = t + 3P - 3c, 3c = 2c + c
+	w0, k := bits.Add64(t0, 3, 0)
+	w1, k := bits.Add64(t1, 0, k)
+	w2, k := bits.Add64(t2, 0, k)
+	w3, _ := bits.Add64(t3, 3*0x0800000000000011, k)
+	w0, k = bits.Sub64(w0, c[0]<<1, 0)
+	w1, k = bits.Sub64(w1, c[1]<<1|c[0]>>63, k)
+	w2, k = bits.Sub64(w2, c[2]<<1|c[1]>>63, k)
+	w3, _ = bits.Sub64(w3, c[3]<<1|c[2]>>63, k)
+	w0, k = bits.Sub64(w0, c[0], 0)
+	w1, k = bits.Sub64(w1, c[1], k)
+	w2, k = bits.Sub64(w2, c[2], k)
+	w3, _ = bits.Sub64(w3, c[3], k)
+
+	reduceWide(a, u0, u1, u2, u3)
+	reduceWide(b, v0, v1, v2, v3)
+	reduceWide(c, w0, w1, w2, w3)
+}
+
+// reduceWide is z = t mod P for any t below 2^256: with q = t >> 251,
+// t - q·P = (t mod 2^251) - q·(17·2^192 + 1) lies in (-P, P), so P is
+// added back under the borrow's mask.
+func reduceWide(z *fe, t0, t1, t2, t3 uint64) {
+	q := t3 >> 59
+	r0, b := bits.Sub64(t0, q, 0)
+	r1, b := bits.Sub64(t1, 0, b)
+	r2, b := bits.Sub64(t2, 0, b)
+	r3, b := bits.Sub64(t3, q*0x0800000000000011, b)
+	mask := -b
+	var c uint64
+	z[0], c = bits.Add64(r0, 1&mask, 0)
+	z[1], c = bits.Add64(r1, 0, c)
+	z[2], c = bits.Add64(r2, 0, c)
+	z[3], _ = bits.Add64(r3, 0x0800000000000011&mask, c)
+}
+
+// addLazy is z = x + y without reduction, for sums that stay below 4P
+// (an element below P and a constant below P), which feSquare and feMul
+// take as they are.
+func addLazy(z, x, y *fe) {
+	var k uint64
+	z[0], k = bits.Add64(x[0], y[0], 0)
+	z[1], k = bits.Add64(x[1], y[1], k)
+	z[2], k = bits.Add64(x[2], y[2], k)
+	z[3], _ = bits.Add64(x[3], y[3], k)
 }
 
 // partialConstants folds the partial rounds' constants so that each
@@ -80,9 +151,9 @@ var partialConstants, carriedConstants = func() (pc [partialRounds]fe, last [3]f
 }()
 
 func fullRound(s *[3]fe, c *[3]fe) {
-	feAdd(&s[0], &s[0], &c[0])
-	feAdd(&s[1], &s[1], &c[1])
-	feAdd(&s[2], &s[2], &c[2])
+	addLazy(&s[0], &s[0], &c[0])
+	addLazy(&s[1], &s[1], &c[1])
+	addLazy(&s[2], &s[2], &c[2])
 	cube(&s[0])
 	cube(&s[1])
 	cube(&s[2])
@@ -95,7 +166,7 @@ func permute(s *[3]fe) {
 		fullRound(s, (*[3]fe)(roundConstants[3*i:]))
 	}
 	for i := range partialConstants {
-		feAdd(&s[2], &s[2], &partialConstants[i])
+		addLazy(&s[2], &s[2], &partialConstants[i])
 		cube(&s[2])
 		mix(s)
 	}
