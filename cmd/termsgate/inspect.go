@@ -20,6 +20,7 @@ import (
 	"github.com/termsgate/termsgate/rails/aptos"
 	"github.com/termsgate/termsgate/rails/cardano"
 	"github.com/termsgate/termsgate/rails/casper"
+	"github.com/termsgate/termsgate/rails/ccd"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/hedera"
 	"github.com/termsgate/termsgate/rails/polkadot"
@@ -54,6 +55,9 @@ PAYMENT is a file (or standard input) holding one of:
   bare Casper CEP-3009 typed data, payload {authorization, publicKey,
   signature} or authorization (JSON, 33-byte tagged addresses);
   a bare signed Polkadot extrinsic (0x hex);
+  a bare Concordium V1 sponsored transaction {version, signatures, header,
+  payload} (the payment's signedTransaction; without signatures, what the
+  wallet signs);
   an agentic checkout's: a presented {checkout_mandate, checkout_jwt}, an ACP
   {allowance}, a completed {checkout|booking|session: …} or an ACK payment
   request body (docs/checkout.md).
@@ -315,6 +319,11 @@ func inspectJSON(v jsonv.Value, name string) (rails.Inspection, error) {
 	// 33-byte tagged addresses instead of 20-byte ones.
 	if casper.IsBare(o) {
 		return casper.InspectBare(o)
+	}
+	// A bare Concordium transaction: its header's sender is a Concordium
+	// account address (base58check, version 1), which no other form holds.
+	if ccd.IsBare(o) {
+		return ccd.InspectBare(o)
 	}
 	if isAuthorization(o) {
 		return authorizationInspection(o)

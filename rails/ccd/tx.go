@@ -208,7 +208,11 @@ type Wire struct {
 // ReadWire rebuilds the signed bytes from a signedTransaction: the header's
 // members, the sponsor, and the payload of a transferWithMemo or a
 // tokenUpdate, with every signature of the sender 64 bytes of hex.
-func ReadWire(tx *jsonv.Object) (*Wire, error) {
+func ReadWire(tx *jsonv.Object) (*Wire, error) { return readWire(tx, true) }
+
+// readWire is ReadWire; without signed, a transaction with no signatures
+// member reads as well (the bare form a wallet signs), with none.
+func readWire(tx *jsonv.Object, signed bool) (*Wire, error) {
 	bad := rails.Refuse(CodeTransactionMalformed)
 	if v, _ := tx.Get("version"); v != jsonv.Number(1) {
 		return nil, rails.Refuse(CodeNotV1)
@@ -216,7 +220,7 @@ func ReadWire(tx *jsonv.Object) (*Wire, error) {
 	header, ok1 := tx.GetObject("header")
 	body, ok2 := tx.GetObject("payload")
 	sigs, ok3 := tx.GetObject("signatures")
-	if !ok1 || !ok2 || !ok3 {
+	if !ok1 || !ok2 || !ok3 && (signed || tx.Has("signatures")) {
 		return nil, bad
 	}
 	w := &Wire{Signatures: map[[2]uint8][]byte{}}
@@ -282,6 +286,9 @@ func ReadWire(tx *jsonv.Object) (*Wire, error) {
 		w.Tx.Payload = TokenUpdatePayload(id, ops)
 	default:
 		return nil, rails.Refuse(CodePayloadKind)
+	}
+	if !ok3 {
+		return w, nil
 	}
 	sender0, _ := sigs.GetObject("sender")
 	if sender0 == nil || sender0.Len() == 0 || sender0.Len() > 255 {
