@@ -16,7 +16,7 @@ func TestDemoExact(t *testing.T) {
 	if err != nil || !strings.Contains(paid, "1000 atomic units) on "+Network) {
 		t.Fatalf("demo: %v (paid %q)\n%s", err, paid, out)
 	}
-	for _, want := range []string{"answered 200", "declined hash-mismatch", "signer calls for it: 0"} {
+	for _, want := range []string{"answered 200", "declined hash-mismatch", "signer calls for it: 0", "GetBlockItemStatus"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("no %q in\n%s", want, out)
 		}

@@ -1,8 +1,9 @@
 // Package ccdrpc reads a Concordium node's gRPC v2 API
 // (https://github.com/Concordium/concordium-grpc-api, v2/concordium/service.proto)
-// for what the payer's wallet needs: the sender's next nonce and a token's
-// decimals. It speaks gRPC-web (binary protobuf over HTTP/1.1, which nodes
-// serve with --grpc2-enable-grpc-web) with a small protobuf codec on
+// for what the payer's wallet needs, the sender's next nonce and a token's
+// decimals, and for a payment's status, its block item's (status.go). It
+// speaks gRPC-web (binary protobuf over HTTP/1.1, which nodes serve with
+// --grpc2-enable-grpc-web) with a small protobuf codec on
 // google.golang.org/protobuf's protowire, so the wallet needs no gRPC
 // runtime and no HTTP/2 client of its own.
 package ccdrpc
@@ -37,9 +38,11 @@ type Client struct {
 // Network is the network the client was made for.
 func (c *Client) Network() string { return c.Net }
 
-// Error is a failed call: the method and what went wrong.
+// Error is a failed call: the method and what went wrong; Status is the
+// node's grpc-status when it answered one other than 0 (5 is NOT_FOUND).
 type Error struct {
 	Method, Detail string
+	Status         string
 }
 
 func (e *Error) Error() string { return "ccdrpc: " + e.Method + ": " + e.Detail }
@@ -86,7 +89,7 @@ func (c *Client) call(ctx context.Context, method string, msg []byte) ([]byte, e
 	}
 	// A failure with no message comes in the headers alone.
 	if s := resp.Header.Get("Grpc-Status"); s != "" && s != "0" {
-		return nil, fail("grpc-status %s: %s", s, resp.Header.Get("Grpc-Message"))
+		return nil, &Error{Method: method, Status: s, Detail: fmt.Sprintf("grpc-status %s: %s", s, resp.Header.Get("Grpc-Message"))}
 	}
 	var data []byte
 	seenData, status := false, ""
@@ -109,7 +112,7 @@ func (c *Client) call(ctx context.Context, method string, msg []byte) ([]byte, e
 				return nil, fail("a trailer without grpc-status")
 			}
 			if status != "0" {
-				return nil, fail("grpc-status %s: %s", status, trailer(payload, "grpc-message"))
+				return nil, &Error{Method: method, Status: status, Detail: fmt.Sprintf("grpc-status %s: %s", status, trailer(payload, "grpc-message"))}
 			}
 		default:
 			return nil, fail("an unexpected frame (flag %#x)", flag)
@@ -145,10 +148,11 @@ var errMessage = errors.New("not the message the method answers")
 type fields struct {
 	varints map[protowire.Number]uint64
 	bytes   map[protowire.Number][]byte
+	counts  map[protowire.Number]int // occurrences of each length-delimited field
 }
 
 func parse(b []byte) (fields, error) {
-	f := fields{varints: map[protowire.Number]uint64{}, bytes: map[protowire.Number][]byte{}}
+	f := fields{varints: map[protowire.Number]uint64{}, bytes: map[protowire.Number][]byte{}, counts: map[protowire.Number]int{}}
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -168,6 +172,7 @@ func parse(b []byte) (fields, error) {
 				return f, errMessage
 			}
 			f.bytes[num], b = v, b[m:]
+			f.counts[num]++
 		default:
 			m := protowire.ConsumeFieldValue(num, typ, b)
 			if m < 0 {

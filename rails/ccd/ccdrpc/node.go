@@ -3,6 +3,7 @@ package ccdrpc
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -17,9 +18,10 @@ import (
 )
 
 // Node answers gRPC-web calls as a Concordium node does, for tests and the
-// demo: GetNextAccountSequenceNumber of the accounts it holds and
-// GetTokenInfo of its tokens; anything else is UNIMPLEMENTED, an unknown
-// account or token NOT_FOUND, as the node's status codes go.
+// demo: GetNextAccountSequenceNumber of the accounts it holds,
+// GetTokenInfo of its tokens and GetBlockItemStatus of its items; anything
+// else is UNIMPLEMENTED, an unknown account, token or item NOT_FOUND, as
+// the node's status codes go.
 type Node struct {
 	Net      string // the network its chain side reads as
 	mu       sync.Mutex
@@ -55,6 +57,7 @@ const (
 	statusInvalidArgument = "3"
 	statusNotFound        = "5"
 	statusUnimplemented   = "12"
+	statusInternal        = "13"
 )
 
 func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -105,9 +108,106 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), tid)
 		out = protowire.AppendBytes(protowire.AppendTag(out, 2, protowire.BytesType), state)
 		answer(w, out, "0", "")
+	case "GetBlockItemStatus":
+		hash := msg.bytes[1]
+		if len(hash) != 32 {
+			answer(w, nil, statusInvalidArgument, "transaction hash must be 32 bytes")
+			return
+		}
+		it := n.items[hex.EncodeToString(hash)]
+		if it == nil {
+			answer(w, nil, statusNotFound, "transaction or block not found.")
+			return
+		}
+		out, ok := n.itemStatus(hash, it)
+		if !ok {
+			answer(w, nil, statusInternal, "the node cannot write this item's outcome")
+			return
+		}
+		answer(w, out, "0", "")
 	default:
 		answer(w, nil, statusUnimplemented, "")
 	}
+}
+
+// msgOf is a message holding one length-delimited field.
+func msgOf(num protowire.Number, b []byte) []byte {
+	return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), b)
+}
+
+// value1 is a {bytes value = 1} message (AccountAddress, Memo,
+// TransactionHash, BlockHash, TokenId).
+func value1(b []byte) []byte { return msgOf(1, b) }
+
+func varint1(v uint64) []byte {
+	return protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), v)
+}
+
+// itemStatus writes BlockItemStatus as the node does: received as Empty,
+// committed with its outcome in one block, finalized with it; the outcome
+// an AccountTransactionDetails (sender, effects none when it failed, else
+// the one CCD transfer or the token transfer events). Not ok for an item no
+// outcome has (more than one CCD transfer, CCD and token transfers mixed).
+func (n *Node) itemStatus(hash []byte, it *ccd.Item) ([]byte, bool) {
+	switch it.State {
+	case "received":
+		return msgOf(statusReceived, nil), true
+	case "committed", "finalized":
+	default:
+		return nil, false
+	}
+	var effects []byte
+	switch {
+	case !it.Success:
+		effects = msgOf(effectNone, msgOf(2, nil)) // None{reject_reason: RejectReason{}}
+	case len(it.Transfers) == 1 && it.Transfers[0].Kind == "ccd":
+		t := it.Transfers[0]
+		tr := append(msgOf(transferAmount, varint1(t.Amount)), msgOf(transferReceiver, value1(t.Receiver))...)
+		if t.Memo != nil {
+			tr = append(tr, msgOf(3, value1(t.Memo))...)
+		}
+		effects = msgOf(effectTransfer, tr)
+	default:
+		var events []byte
+		for _, t := range it.Transfers {
+			if t.Kind != "plt" {
+				return nil, false
+			}
+			amount := protowire.AppendVarint(protowire.AppendTag(varint1(t.Amount), 2, protowire.VarintType), uint64(n.decimals[t.TokenID]))
+			te := append(msgOf(1, msgOf(1, value1(it.Sender))), msgOf(tokenTo, msgOf(1, value1(t.Receiver)))...)
+			te = append(te, msgOf(tokenAmount, amount)...)
+			if t.Memo != nil {
+				te = append(te, msgOf(tokenMemo, value1(t.Memo))...)
+			}
+			ev := append(msgOf(eventTokenID, value1([]byte(t.TokenID))), msgOf(eventTransfer, te)...)
+			events = append(events, msgOf(1, ev)...)
+		}
+		effects = msgOf(effectPLT, events)
+	}
+	// BlockItemSummary{index, energy_cost, hash, account_transaction}.
+	sum := append(msgOf(1, varint1(0)), msgOf(2, varint1(501))...)
+	sum = append(sum, msgOf(summaryHash, value1(hash))...)
+	if it.Sender != nil {
+		det := append(msgOf(1, varint1(0)), msgOf(detailsSender, value1(it.Sender))...)
+		sum = append(sum, msgOf(summaryAccountTransaction, append(det, msgOf(detailsEffects, effects)...))...)
+	}
+	block := sha256.Sum256(hash) // a block hash of the loopback chain
+	inBlock := append(msgOf(1, value1(block[:])), msgOf(2, sum)...)
+	if it.State == "committed" {
+		return msgOf(statusCommitted, msgOf(1, inBlock)), true
+	}
+	return msgOf(statusFinalized, msgOf(1, inBlock)), true
+}
+
+// SetItem holds a block item in any state under its hash, as a test plants
+// what the chain would answer.
+func (n *Node) SetItem(hash [32]byte, item ccd.Item) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.items == nil {
+		n.items = map[string]*ccd.Item{}
+	}
+	n.items[hex.EncodeToString(hash[:])] = &item
 }
 
 // answer writes a gRPC-web answer: the message's data frame when there is
