@@ -103,7 +103,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 		}
 		vf.checkStellar(res, r, v)
 	case res.Pairing == evm.ExactEIP3009ID, res.Pairing == evm.ExactPermit2ID, res.Pairing == evm.UptoPermit2ID,
-		res.Pairing == evm.MPPAuthorizationID, res.Pairing == evm.MPPUSDCID:
+		res.Pairing == evm.MPPAuthorizationID, res.Pairing == evm.MPPUSDCID,
+		res.Pairing == evm.AuthCaptureEIP3009ID, res.Pairing == evm.AuthCapturePermit2ID:
 		r := vf.EVM[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)
@@ -118,6 +119,10 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			vf.checkMPPAuthorization(res, evm.MPPAuthorization{}, r, v)
 		case evm.MPPUSDCID:
 			vf.checkMPPAuthorization(res, evm.MPPUSDC{}, r, v)
+		case evm.AuthCaptureEIP3009ID:
+			vf.checkAuthCapture(res, evm.AuthCaptureEIP3009{}.Settlement, r, v)
+		case evm.AuthCapturePermit2ID:
+			vf.checkAuthCapture(res, evm.AuthCapturePermit2{}.Settlement, r, v)
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}
