@@ -78,7 +78,7 @@ func CheckOption(o *jsonv.Object) string {
 	if _, ok := shape(payTo); !ok {
 		return CodeAddressMalformed
 	}
-	if _, ok := amountOf(o); !ok {
+	if !amountOK(mpp.String(o, "amount")) {
 		return CodeOptionMalformed
 	}
 	mt, _ := o.Get("maxTimeoutSeconds")
@@ -107,6 +107,20 @@ func amountOf(o *jsonv.Object) (*big.Int, bool) {
 	}
 	v, _ := new(big.Int).SetString(s, 10)
 	return v, v.Cmp(uint256Limit) < 0
+}
+
+// uint256Max is 2^256-1 in decimal, the largest amount.
+const uint256Max = "115792089237316195423570985008687907853269984665640564039457584007913129639935"
+
+// amountOK is amountOf's verdict without big.Int, which CheckOption asks
+// on every read of an option: a decimal without leading zeros of at most
+// 77 digits is below 10^77 < 2^256, and one of 78 is compared digit by
+// digit with 2^256-1 (TestAmountOKAsAmountOf).
+func amountOK(s string) bool {
+	if !rails.IsDecimal(s) || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	return len(s) < len(uint256Max) || len(s) == len(uint256Max) && s <= uint256Max
 }
 
 func serves(o *jsonv.Object) bool { return CheckOption(o) == "" }
@@ -247,8 +261,23 @@ const KindTxID = "tron-txid"
 
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	return jsonv.Obj("kind", KindTxID, "network", b.network, "txid", "0x"+hex.EncodeToString(b.txid[:]),
-		"rawData", "0x"+hex.EncodeToString(b.rawBytes)), nil
+	return jsonv.Obj("kind", KindTxID, "network", b.network, "txid", hex0x(b.txid[:]), "rawData", hex0x(b.rawBytes)), nil
+}
+
+// hex0x is 0x and b in lowercase hex, written in one allocation (hex.Encode
+// a chunk at a time into a stack buffer: WriteByte per digit costs more).
+func hex0x(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(2 + 2*len(b))
+	sb.WriteString("0x")
+	var chunk [128]byte
+	for len(b) > 0 {
+		n := min(len(b), len(chunk)/2)
+		hex.Encode(chunk[:], b[:n])
+		sb.Write(chunk[:2*n])
+		b = b[n:]
+	}
+	return sb.String()
 }
 
 // Complete checks the signature is 65 bytes with v 0, 1, 27 or 28 and
@@ -278,15 +307,18 @@ func Recover(txid [32]byte, sig []byte) (Address, bool) {
 	if len(sig) != SignatureLen || !validV(sig[64]) {
 		return Address{}, false
 	}
-	s := append([]byte(nil), sig...)
+	var s [SignatureLen]byte
+	copy(s[:], sig)
 	if s[64] >= 27 {
 		s[64] -= 27
 	}
-	pub, err := crypto.SigToPub(txid[:], s)
-	if err != nil {
+	// Ecrecover is SigToPub without making an ecdsa.PublicKey of the key
+	// only to write it out again: the 65 bytes are what AddressOf hashes.
+	pub, err := crypto.Ecrecover(txid[:], s[:])
+	if err != nil || len(pub) != 65 {
 		return Address{}, false
 	}
-	return AddressOf(crypto.FromECDSAPub(pub)), true
+	return AddressOf(pub), true
 }
 
 // AddressOf is the address of an uncompressed secp256k1 public key (65

@@ -7,7 +7,9 @@ package tron
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -60,14 +62,74 @@ type Address [21]byte
 // String is the base58check spelling (T…): the 21 bytes and the first 4
 // bytes of their double SHA-256.
 func (a Address) String() string {
+	if s, ok := written.get(a); ok {
+		return s
+	}
+	s := writeAddress(a)
+	written.put(a, s)
+	return s
+}
+
+func writeAddress(a Address) string {
 	sum := sha256.Sum256(a[:])
 	sum = sha256.Sum256(sum[:])
-	return base58.Bitcoin.Encode(append(a[:], sum[:4]...))
+	var b [25]byte
+	copy(b[:], a[:])
+	copy(b[21:], sum[:4])
+	return base58.Bitcoin.Encode(b[:])
 }
 
 // ParseAddress reads a base58check address: 34 characters, 25 bytes
 // beginning 0x41, the checksum matching.
 func ParseAddress(s string) (Address, bool) {
+	if a, ok := read.get(s); ok {
+		return a, true
+	}
+	a, ok := readAddress(s)
+	if ok {
+		read.put(s, a)
+	}
+	return a, ok
+}
+
+// A payment reads its option's asset and payTo and the payer half a dozen
+// times (CheckOption, the choice, the build, the signer's summary), each a
+// base58 decoding and a double SHA-256; the last addresses read and written
+// are kept (TestAddressMemoAgrees). Only addresses that read are kept.
+var (
+	read    = newMemo[string, Address]()
+	written = newMemo[Address, string]()
+)
+
+// memoSize bounds a memo: hostile input can name any number of addresses,
+// and a full memo is emptied, so it never holds more than this.
+const memoSize = 64
+
+// memo keeps the last results of a pure function, safe for concurrent use.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
+
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+func readAddress(s string) (Address, bool) {
 	var a Address
 	b, ok := shape(s)
 	if !ok {
@@ -78,18 +140,62 @@ func ParseAddress(s string) (Address, bool) {
 	if !bytes.Equal(sum[:4], b[21:]) {
 		return a, false
 	}
-	copy(a[:], b)
+	copy(a[:], b[:])
 	return a, true
 }
 
 // shape is the 25 bytes of a 34-character base58 string beginning 0x41.
-func shape(s string) ([]byte, bool) {
-	if len(s) != 34 {
-		return nil, false
+// It reads into an array rather than through base58.Bitcoin.Decode's
+// slices: an option's asset and payTo and the payer are read several times
+// a payment (TestShapeAsBase58 holds it to the generic decoder). The value
+// is kept in seven 32-bit limbs, five characters a step (58^5 < 2^32).
+func shape(s string) (b [25]byte, ok bool) {
+	// A leading '1' is a leading zero byte, which a 25-byte value beginning
+	// 0x41 has not: refused here, as the generic decoder's 26 bytes are.
+	if len(s) != 34 || s[0] == base58Chars[0] {
+		return b, false
 	}
-	b, ok := base58.Bitcoin.Decode(s)
-	return b, ok && len(b) == 25 && b[0] == 0x41
+	var limbs [7]uint32 // big-endian: 28 bytes, of which the first 3 must be 0
+	for i := 0; i < len(s); i += 5 {
+		end := min(i+5, len(s))
+		var chunk, mul uint64 = 0, 1
+		for _, c := range []byte(s[i:end]) {
+			d := base58Index[c]
+			if d < 0 {
+				return b, false
+			}
+			chunk, mul = chunk*58+uint64(d), mul*58
+		}
+		carry := chunk
+		for j := len(limbs) - 1; j >= 0; j-- {
+			t := uint64(limbs[j])*mul + carry
+			limbs[j], carry = uint32(t), t>>32
+		}
+		if carry != 0 {
+			return b, false
+		}
+	}
+	if limbs[0]>>8 != 0 {
+		return b, false // past 25 bytes
+	}
+	b[0] = byte(limbs[0])
+	for j := 1; j < len(limbs); j++ {
+		binary.BigEndian.PutUint32(b[1+4*(j-1):], limbs[j])
+	}
+	return b, b[0] == 0x41
 }
+
+const base58Chars = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+var base58Index = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(base58Chars); i++ {
+		t[base58Chars[i]] = int8(i)
+	}
+	return t
+}()
 
 // Raw is Transaction.raw as the pairing uses it: one TriggerSmartContract
 // calling the token, the memo, the reference block and the times.
@@ -121,19 +227,61 @@ func appendInt(out []byte, num protowire.Number, v uint64) []byte {
 
 // Encode writes raw as java-tron serializes it: fields in ascending order,
 // default values omitted.
-func (r *Raw) Encode() []byte {
-	trigger := appendBytes(appendBytes(appendBytes(nil, 1, r.Owner), 2, r.ContractAddress), 4, r.CallData)
-	anyMsg := appendBytes(appendBytes(nil, 1, []byte(TriggerURL)), 2, trigger)
-	contract := appendBytes(appendInt(nil, 1, TriggerSmartContract), 2, anyMsg)
-	out := make([]byte, 0, 320)
+func (r *Raw) Encode() []byte { return r.appendEncoded(make([]byte, 0, r.encodedLen())) }
+
+// sizeBytes is what appendBytes writes for n bytes, sizeInt appendInt for v.
+func sizeBytes(num protowire.Number, n int) int {
+	if n == 0 {
+		return 0
+	}
+	return protowire.SizeTag(num) + protowire.SizeBytes(n)
+}
+
+func sizeInt(num protowire.Number, v uint64) int {
+	if v == 0 {
+		return 0
+	}
+	return protowire.SizeTag(num) + protowire.SizeVarint(v)
+}
+
+// The nested messages' lengths, so that Encode writes each message's
+// length first and its fields after, into one buffer, rather than writing
+// each message on its own and copying it into the next.
+func (r *Raw) triggerLen() int {
+	return sizeBytes(1, len(r.Owner)) + sizeBytes(2, len(r.ContractAddress)) + sizeBytes(4, len(r.CallData))
+}
+
+func (r *Raw) anyLen() int { return sizeBytes(1, len(TriggerURL)) + sizeBytes(2, r.triggerLen()) }
+
+func (r *Raw) contractLen() int { return sizeInt(1, TriggerSmartContract) + sizeBytes(2, r.anyLen()) }
+
+func (r *Raw) encodedLen() int {
+	return sizeBytes(1, len(r.RefBlockBytes)) + sizeBytes(4, len(r.RefBlockHash)) + sizeInt(8, r.Expiration) +
+		sizeBytes(10, len(r.Data)) + sizeBytes(11, r.contractLen()) + sizeInt(14, r.Timestamp) + sizeInt(18, r.FeeLimit)
+}
+
+// appendHeader is appendBytes' tag and length without the bytes, for a
+// message written next in place; nothing for an empty one, as appendBytes.
+func appendHeader(out []byte, num protowire.Number, n int) []byte {
+	if n == 0 {
+		return out
+	}
+	return protowire.AppendVarint(protowire.AppendTag(out, num, protowire.BytesType), uint64(n))
+}
+
+func (r *Raw) appendEncoded(out []byte) []byte {
 	out = appendBytes(out, 1, r.RefBlockBytes)
 	out = appendBytes(out, 4, r.RefBlockHash)
 	out = appendInt(out, 8, r.Expiration)
 	out = appendBytes(out, 10, r.Data)
-	out = appendBytes(out, 11, contract)
+	out = appendHeader(out, 11, r.contractLen())
+	out = appendInt(out, 1, TriggerSmartContract)
+	out = appendHeader(out, 2, r.anyLen())
+	out = appendBytes(out, 1, []byte(TriggerURL))
+	out = appendHeader(out, 2, r.triggerLen())
+	out = appendBytes(appendBytes(appendBytes(out, 1, r.Owner), 2, r.ContractAddress), 4, r.CallData)
 	out = appendInt(out, 14, r.Timestamp)
-	out = appendInt(out, 18, r.FeeLimit)
-	return out
+	return appendInt(out, 18, r.FeeLimit)
 }
 
 // TxID is the transaction id: SHA-256 of the raw bytes.
@@ -141,7 +289,11 @@ func TxID(rawBytes []byte) [32]byte { return sha256.Sum256(rawBytes) }
 
 // EncodeTransaction writes a Transaction: raw_data and the signatures.
 func EncodeTransaction(rawBytes []byte, sigs ...[]byte) []byte {
-	out := appendBytes(nil, 1, rawBytes)
+	n := sizeBytes(1, len(rawBytes))
+	for _, s := range sigs {
+		n += sizeBytes(2, len(s))
+	}
+	out := appendBytes(make([]byte, 0, n), 1, rawBytes)
 	for _, s := range sigs {
 		out = appendBytes(out, 2, s)
 	}
@@ -157,10 +309,11 @@ type field struct {
 
 var errWire = errors.New("tron: not well-formed protobuf")
 
-// fields reads one message's fields in order: varints and length-delimited
-// values only, every length within the bytes.
-func fields(b []byte) ([]field, error) {
-	var out []field
+// fields reads one message's fields in order, appended to out: varints and
+// length-delimited values only, every length within the bytes. Callers
+// pass a small array's slice, so that a message of the pairing's few
+// fields is read without allocating.
+func fields(b []byte, out []field) ([]field, error) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 || num == 0 {
@@ -206,7 +359,8 @@ func DecodeTx(hexText string) (*Tx, error) {
 	if !ok || len(b) == 0 {
 		return nil, rails.Refuse(CodeTxMalformed)
 	}
-	outer, err := fields(b)
+	var buf [8]field
+	outer, err := fields(b, buf[:0])
 	if err != nil {
 		return nil, rails.Refuse(CodeTxMalformed)
 	}
@@ -244,12 +398,14 @@ func DecodeTx(hexText string) (*Tx, error) {
 // DecodeRaw reads Transaction.raw bytes as DecodeTx does.
 func DecodeRaw(rawBytes []byte) (*Raw, error) {
 	malformed := rails.Refuse(CodeTxMalformed)
-	fs, err := fields(rawBytes)
+	var buf [8]field
+	fs, err := fields(rawBytes, buf[:0])
 	if err != nil {
 		return nil, malformed
 	}
 	r := &Raw{}
-	var contracts [][]byte
+	var contract []byte
+	contracts := 0
 	for _, f := range fs {
 		switch {
 		case f.typ == protowire.BytesType && f.num == 1:
@@ -259,7 +415,7 @@ func DecodeRaw(rawBytes []byte) (*Raw, error) {
 		case f.typ == protowire.BytesType && f.num == 10:
 			r.Data = f.b
 		case f.typ == protowire.BytesType && f.num == 11:
-			contracts = append(contracts, f.b)
+			contract, contracts = f.b, contracts+1
 		case f.typ == protowire.VarintType && (f.num == 8 || f.num == 14 || f.num == 18):
 			if f.u >= 1<<63 {
 				return nil, malformed
@@ -276,10 +432,10 @@ func DecodeRaw(rawBytes []byte) (*Raw, error) {
 			return nil, malformed
 		}
 	}
-	if len(contracts) != 1 {
+	if contracts != 1 {
 		return nil, rails.Refuse(CodeContracts)
 	}
-	cf, err := fields(contracts[0])
+	cf, err := fields(contract, buf[:0])
 	if err != nil {
 		return nil, malformed
 	}
@@ -299,7 +455,7 @@ func DecodeRaw(rawBytes []byte) (*Raw, error) {
 	if typ != TriggerSmartContract || !hasAny {
 		return nil, rails.Refuse(CodeNotTrigger)
 	}
-	af, err := fields(anyMsg)
+	af, err := fields(anyMsg, buf[:0])
 	if err != nil {
 		return nil, malformed
 	}
@@ -318,7 +474,7 @@ func DecodeRaw(rawBytes []byte) (*Raw, error) {
 	if !hasURL || string(url) != TriggerURL {
 		return nil, rails.Refuse(CodeNotTrigger)
 	}
-	tf, err := fields(value)
+	tf, err := fields(value, buf[:0])
 	if err != nil {
 		return nil, malformed
 	}
@@ -334,7 +490,10 @@ func DecodeRaw(rawBytes []byte) (*Raw, error) {
 			return nil, malformed
 		}
 	}
-	if !bytes.Equal(r.Encode(), rawBytes) {
+	// the canonical check compares in a stack buffer (what the pairing
+	// builds is some 200 bytes); a longer one is written on the heap
+	var enc [320]byte
+	if !bytes.Equal(r.appendEncoded(enc[:0]), rawBytes) {
 		return nil, rails.Refuse(CodeRawNotCanonical)
 	}
 	return r, nil
