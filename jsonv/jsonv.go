@@ -310,6 +310,20 @@ func AsSafeInt(v Value) (int64, bool) {
 	return int64(f), true
 }
 
+// AsInteger returns v when it is a whole number within ±MaxSafeInteger,
+// negative ones included (JSON-RPC's error codes are negative).
+func AsInteger(v Value) (int64, bool) {
+	n, ok := v.(Number)
+	if !ok {
+		return 0, false
+	}
+	f := float64(n)
+	if math.Abs(f) > MaxSafeInteger || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
 // GetString returns o[key] when it is a string.
 func (o *Object) GetString(key string) (string, bool) {
 	v, ok := o.Get(key)

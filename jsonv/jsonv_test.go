@@ -190,3 +190,18 @@ func TestEncodingJSONInterop(t *testing.T) {
 		t.Fatal("an array read as an object")
 	}
 }
+
+func TestAsInteger(t *testing.T) {
+	for in, want := range map[string]int64{"-32602": -32602, "60": 60, "-9007199254740991": -9007199254740991} {
+		v, _ := Parse([]byte(in))
+		if got, ok := AsInteger(v); !ok || got != want {
+			t.Errorf("AsInteger(%s) = %d, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"-1.5", "-9007199254740992", "\"-1\"", "null"} {
+		v, _ := Parse([]byte(in))
+		if _, ok := AsInteger(v); ok {
+			t.Errorf("AsInteger(%s) read", in)
+		}
+	}
+}

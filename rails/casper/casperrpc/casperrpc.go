@@ -12,7 +12,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -68,11 +67,7 @@ func (c *Client) call(ctx context.Context, method string, params jsonv.Value) (j
 	}
 	if e, ok := o.GetObject("error"); ok {
 		code, _ := e.Get("code")
-		f, _ := jsonv.AsNumber(code)
-		n := int64(0)
-		if f == math.Trunc(f) && math.Abs(f) <= jsonv.MaxSafeInteger {
-			n = int64(f) // JSON-RPC's codes are negative, which AsSafeInt does not read
-		}
+		n, _ := jsonv.AsInteger(code)
 		msg, _ := e.GetString("message")
 		if len(msg) > 200 {
 			msg = msg[:200]

@@ -66,7 +66,7 @@ func (c *Client) call(ctx context.Context, method string, params ...jsonv.Value)
 		return nil, &Error{Method: method, Detail: "the answer is not a JSON-RPC response"}
 	}
 	if e, ok := o.GetObject("error"); ok {
-		n, _ := jsonv.AsSafeInt(func() jsonv.Value { v, _ := e.Get("code"); return v }())
+		n, _ := jsonv.AsInteger(func() jsonv.Value { v, _ := e.Get("code"); return v }())
 		msg, _ := e.GetString("message")
 		if len(msg) > 200 {
 			msg = msg[:200]

@@ -88,7 +88,7 @@ func (c *Client) call(ctx context.Context, method string, params []jsonv.Value) 
 	}
 	if e, ok := o.GetObject("error"); ok {
 		code, _ := e.Get("code")
-		n, _ := jsonv.AsSafeInt(code)
+		n, _ := jsonv.AsInteger(code)
 		msg, _ := e.GetString("message")
 		if len(msg) > 200 {
 			msg = msg[:200]

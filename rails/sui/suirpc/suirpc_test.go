@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/termsgate/termsgate/atr"
@@ -77,6 +78,13 @@ func TestNodeFailuresAreErrors(t *testing.T) {
 		if _, err := c.ReferenceGasPrice(context.Background()); !errors.As(err, &e) {
 			t.Fatalf("%s: %v", name, err)
 		}
+	}
+	// The node's code is kept, negative as JSON-RPC's are.
+	busy := start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params"}}`))
+	}))
+	if _, err := busy.ReferenceGasPrice(context.Background()); !errors.As(err, &e) || e.Code != -32602 || !strings.Contains(e.Detail, "error -32602: Invalid params") {
+		t.Fatalf("the node's error: %v", err)
 	}
 	c := start(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"data":[{"coinType":"0x2::sui::SUI","coinObjectId":"0x01","version":"1","digest":"x","balance":"1"}]}}`))
