@@ -14,6 +14,7 @@ import (
 	"errors"
 	"math/big"
 	"strings"
+	"sync"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -273,12 +274,61 @@ func verifyES256(j *sdjwt.JWT, jwk *jsonv.Object) error {
 		return refuse(CodeVISignatureInvalid)
 	}
 	sum := sha256.Sum256([]byte(j.Signed))
+	key := es256Key(sum, j.Signature, pub)
+	if verifiedES256.has(key) {
+		return nil
+	}
 	r := new(big.Int).SetBytes(j.Signature[:32])
 	s := new(big.Int).SetBytes(j.Signature[32:])
 	if !ecdsa.Verify(pub, sum[:], r, s) {
 		return refuse(CodeVISignatureInvalid)
 	}
+	verifiedES256.add(key)
 	return nil
+}
+
+// verifiedES256 remembers signatures that verified, by what was signed, the
+// signature and the key. An autonomous payment presents the user's layer
+// unchanged from one payment to the next, and verifying the same bytes under
+// the same key always gives the same answer, so each payment's read-back
+// verifies only the layer it signed anew. Only successes are kept, and the
+// memo is bounded: at its size it starts again empty.
+var verifiedES256 = &es256Memo{seen: make(map[[32]byte]struct{})}
+
+const es256MemoSize = 256
+
+type es256Memo struct {
+	mu   sync.Mutex
+	seen map[[32]byte]struct{}
+}
+
+// es256Key names one verification: SHA-256 over the signed bytes' digest,
+// the signature and the key's uncompressed point.
+func es256Key(signed [32]byte, sig []byte, pub *ecdsa.PublicKey) [32]byte {
+	h := sha256.New()
+	h.Write(signed[:])
+	h.Write(sig)
+	xy, _ := pub.Bytes() // PublicKeyOf made it: a valid P-256 point
+	h.Write(xy)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func (m *es256Memo) has(k [32]byte) bool {
+	m.mu.Lock()
+	_, ok := m.seen[k]
+	m.mu.Unlock()
+	return ok
+}
+
+func (m *es256Memo) add(k [32]byte) {
+	m.mu.Lock()
+	if len(m.seen) >= es256MemoSize {
+		clear(m.seen)
+	}
+	m.seen[k] = struct{}{}
+	m.mu.Unlock()
 }
 
 // viUnsigned is a built checkout mandate.
