@@ -18,6 +18,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/termsgate/termsgate/atr"
@@ -73,25 +74,94 @@ func isLowerHex(s string) bool {
 // AccountBytes reads a base58check account address of version 1: 37 bytes
 // whose last four are the first four of the double SHA-256 of the rest.
 func AccountBytes(addr string) ([]byte, error) {
-	if addr == "" || len(addr) > maxAddress {
+	a, ok := account(addr)
+	if !ok {
 		return nil, rails.Refuse(CodeAddressMalformed)
+	}
+	return a[:], nil
+}
+
+// account is AccountBytes' 32 bytes, remembered: a payment reads its payTo,
+// sponsor and sender some fifteen times between the build and the read
+// back, and each decoding is base58 and two SHA-256s. Only addresses that
+// read are remembered.
+func account(addr string) ([32]byte, bool) {
+	if a, ok := accounts.get(addr); ok {
+		return a, true
+	}
+	a, ok := decodeAccount(addr)
+	if ok {
+		accounts.put(addr, a)
+	}
+	return a, ok
+}
+
+func decodeAccount(addr string) ([32]byte, bool) {
+	if addr == "" || len(addr) > maxAddress {
+		return [32]byte{}, false
 	}
 	raw, ok := alphabet.Decode(addr)
 	if !ok || len(raw) != 37 || raw[0] != 1 {
-		return nil, rails.Refuse(CodeAddressMalformed)
+		return [32]byte{}, false
 	}
 	a := sha256.Sum256(raw[:33])
 	b := sha256.Sum256(a[:])
 	if !bytes.Equal(b[:4], raw[33:]) {
-		return nil, rails.Refuse(CodeAddressMalformed)
+		return [32]byte{}, false
 	}
-	return raw[1:33], nil
+	return [32]byte(raw[1:33]), true
+}
+
+var (
+	accounts  = newMemo[string, [32]byte]()
+	addresses = newMemo[[32]byte, string]()
+)
+
+// memoSize bounds a memo: hostile input can name any number of addresses,
+// and a full memo is emptied, so it never holds more than this.
+const memoSize = 64
+
+// memo keeps the last results of a pure function, safe for concurrent use.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
+
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
 }
 
 // Memo is H's memo: the CBOR text string of LCP's string form, 78 4d and
 // the 77 ASCII bytes.
 func Memo(h atr.Hash) []byte {
-	return append([]byte{0x78, 0x4d}, "lcp:sha256:"+h.String()...)
+	m := memoOf(h)
+	return m[:]
+}
+
+// memoLen is Memo's length: the 2-byte head and lcp:sha256:0x and 64 hex digits.
+const memoLen = 2 + 13 + 64
+
+const memoPrefix = "\x78\x4dlcp:sha256:0x"
+
+func memoOf(h atr.Hash) [memoLen]byte {
+	var m [memoLen]byte
+	copy(m[:], memoPrefix)
+	hex.Encode(m[len(memoPrefix):], h[:])
+	return m
 }
 
 // PLTMemo is a token transfer's memo: tag 24 around a byte string holding Memo(h).
@@ -102,6 +172,19 @@ func PLTMemo(h atr.Hash) []byte { return append([]byte{0xd8, 0x18, 0x58, 0x4f}, 
 // Memo(H) exactly (ccd/memo-not-lcp otherwise: other text, upper-case hex,
 // a leading byte-order mark, a head that is not the shortest).
 func MemoCarrier(memo []byte) (atr.Hash, error) {
+	// Memo(H) itself, read in place; anything else takes the reading below,
+	// which says why it is not.
+	var h atr.Hash
+	if len(memo) == memoLen && string(memo[:len(memoPrefix)]) == memoPrefix && isLowerHex(string(memo[len(memoPrefix):])) {
+		hex.Decode(h[:], memo[len(memoPrefix):])
+		return h, nil
+	}
+	return memoCarrier(memo)
+}
+
+// memoCarrier is MemoCarrier read from scratch: the CBOR text string, then
+// its text, then the bytes Memo writes for it.
+func memoCarrier(memo []byte) (atr.Hash, error) {
 	text, ok := cborText(memo)
 	if len(memo) > MaxMemo || !ok {
 		return atr.Hash{}, rails.Refuse(CodeMemoNotCBORText)
@@ -165,10 +248,10 @@ func CheckOption(o *jsonv.Object) bool {
 	if !IsNetwork(n) || !isToken(asset) || !ok || timeout <= 0 {
 		return false
 	}
-	if _, err := AccountBytes(payTo); err != nil {
+	if _, ok := account(payTo); !ok {
 		return false
 	}
-	if _, err := AccountBytes(fee); err != nil {
+	if _, ok := account(fee); !ok {
 		return false
 	}
 	_, ok = u64Of(amount)
@@ -222,7 +305,7 @@ func ReadSigned(presented jsonv.Value) (*Signed, error) {
 	if !ok {
 		return nil, rails.Refuse(CodeTransactionMalformed)
 	}
-	if len(jsonv.Marshal(tx)) > MaxTransaction {
+	if tooLarge(tx) {
 		return nil, rails.Refuse(CodeTooLarge)
 	}
 	if v, _ := tx.Get("version"); v != jsonv.Number(1) {
@@ -285,6 +368,21 @@ func ReadSigned(presented jsonv.Value) (*Signed, error) {
 	}
 	return nil, rails.Refuse(CodePayloadKind)
 }
+
+// tooLarge reports v longer than MaxTransaction as JSON, written into a
+// reused buffer: every read of a payment measures its transaction.
+func tooLarge(v jsonv.Value) bool {
+	bp := jsonBufs.Get().(*[]byte)
+	b := jsonv.AppendMarshal((*bp)[:0], v)
+	n := len(b)
+	if cap(b) <= 2*MaxTransaction {
+		*bp = b[:0]
+		jsonBufs.Put(bp)
+	}
+	return n > MaxTransaction
+}
+
+var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 func hexField(o *jsonv.Object, key string, max int) ([]byte, error) {
 	s, ok := o.GetString(key)

@@ -83,7 +83,7 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 		return nil, err
 	}
 	payer := mpp.String(c, "payer")
-	if _, err := AccountBytes(payer); err != nil {
+	if _, ok := account(payer); !ok {
 		return nil, rails.Refuse(x402.CodeChoiceMalformed)
 	}
 	nv, _ := c.Get("now")
@@ -152,15 +152,15 @@ func (Exact) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.Chosen)
 // expiry (any expiry when it is 0) and no later than the option allows.
 func pays(s *Signed, w *Wire, accepted *jsonv.Object, payer string, expiry int64) bool {
 	extra, _ := accepted.GetObject("extra")
-	sponsor, _ := AccountBytes(mpp.String(extra, "feePayer"))
-	payTo, _ := AccountBytes(mpp.String(accepted, "payTo"))
-	from, _ := AccountBytes(payer)
+	sponsor, ok1 := account(mpp.String(extra, "feePayer"))
+	payTo, ok2 := account(mpp.String(accepted, "payTo"))
+	from, ok3 := account(payer)
 	amount, _ := u64Of(mpp.String(accepted, "amount"))
 	asset := mpp.String(accepted, "asset")
 	kindOK := asset == CCD && w.Tx.Payload[0] == typeTransferWithMemo ||
 		asset != CCD && w.Tx.Payload[0] == typeTokenUpdate && tokenIDOf(w.Tx.Payload) == asset
-	return kindOK && string(w.Tx.Sponsor[:]) == string(sponsor) && string(s.Receiver) == string(payTo) &&
-		string(s.Sender) == string(from) && s.Amount == amount && (expiry == 0 || s.Expiry == expiry)
+	return kindOK && ok1 && ok2 && ok3 && w.Tx.Sponsor == sponsor && string(s.Receiver) == string(payTo[:]) &&
+		string(s.Sender) == string(from[:]) && s.Amount == amount && (expiry == 0 || s.Expiry == expiry)
 }
 
 func tokenIDOf(p []byte) string {

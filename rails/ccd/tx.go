@@ -152,6 +152,18 @@ func TokenTransferOps(recipient []byte, amount uint64, decimals uint8, memo []by
 
 // Address is the base58check form of an account's 32 bytes (version 1).
 func Address(raw []byte) string {
+	if len(raw) != 32 {
+		return encodeAddress(raw)
+	}
+	if s, ok := addresses.get([32]byte(raw)); ok {
+		return s
+	}
+	s := encodeAddress(raw)
+	addresses.put([32]byte(raw), s)
+	return s
+}
+
+func encodeAddress(raw []byte) string {
 	b := make([]byte, 0, 37)
 	b = append(b, 1)
 	b = append(b, raw...)
