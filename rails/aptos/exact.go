@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
@@ -198,7 +199,7 @@ func (Exact) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.Chosen)
 	if err != nil {
 		return rails.Completion{}, rails.Refuse(CodeSignedNotBound)
 	}
-	if _, err := s.reference(); err != nil {
+	if err := s.checkReference(); err != nil {
 		return rails.Completion{}, rails.Refuse(CodeSignedNotBound)
 	}
 	tr, _ := s.Tx.ReadTransfer()
@@ -326,7 +327,14 @@ func appendByteList(j, b []byte, noFeePayer bool) []byte {
 		if i > 0 {
 			j = append(j, ',')
 		}
-		j = strconv.AppendUint(j, uint64(c), 10)
+		switch {
+		case c >= 100:
+			j = append(j, '0'+c/100, '0'+c/10%10, '0'+c%10)
+		case c >= 10:
+			j = append(j, '0'+c/10, '0'+c%10)
+		default:
+			j = append(j, '0'+c)
+		}
 	}
 	if noFeePayer {
 		if len(b) > 0 {
@@ -386,7 +394,9 @@ func (s *jsonScan) list(max int) ([]byte, bool) {
 		return out, true
 	}
 	for {
-		s.ws()
+		if s.i < len(s.b) && (s.b[s.i] < '0' || s.b[s.i] > '9') {
+			s.ws()
+		}
 		start, n := s.i, 0
 		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' && s.i-start < 4 {
 			n = n*10 + int(s.b[s.i]-'0')
@@ -397,6 +407,12 @@ func (s *jsonScan) list(max int) ([]byte, bool) {
 			return nil, false
 		}
 		out = append(out, byte(n))
+		// the form as written has no whitespace: a comma right after the
+		// value is taken without eat's skipping, which is most of a scan
+		if s.i < len(s.b) && s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
 		if s.eat(']') {
 			return out, true
 		}
@@ -529,7 +545,7 @@ func decodeX402Form(simple, auth []byte) (*Signed, error) {
 // stdBase64 decodes padded standard base64 and nothing else (Go's decoder
 // skips newlines, which a payment's bytes must not hold).
 func stdBase64(text string) ([]byte, bool) {
-	if strings.ContainsAny(text, "\r\n") {
+	if strings.IndexByte(text, '\r') >= 0 || strings.IndexByte(text, '\n') >= 0 {
 		return nil, false
 	}
 	b, err := base64.StdEncoding.Strict().DecodeString(text)
@@ -548,28 +564,63 @@ func carried(presented jsonv.Value) (*Signed, error) {
 	if !ok {
 		return nil, rails.Refuse(x402.CodePayloadMalformed)
 	}
-	s, err := DecodePayload(text)
+	d, err := decodeCarried(text)
 	if err != nil {
 		return nil, err
 	}
+	s := *d
 	s.Network = mpp.String(accepted, "network")
-	return s, nil
+	return &s, nil
+}
+
+// lastCarried is the payload carried decoded last, by its text: the gate's
+// Finish reads one payment twice, in Complete and again in Bound, and its
+// decoding (base64, the form's two byte lists, the BCS) is most of a read.
+// A hit is keyed by the whole text, so it is the decoding of the same bytes
+// (TestCarriedMemoAgrees); carried hands out a copy, and nothing writes
+// the transaction it points to.
+var lastCarried atomic.Pointer[carriedPayload]
+
+type carriedPayload struct {
+	text   string
+	signed *Signed
+}
+
+func decodeCarried(text string) (*Signed, error) {
+	if m := lastCarried.Load(); m != nil && m.text == text {
+		return m.signed, nil
+	}
+	s, err := DecodePayload(text)
+	if err == nil {
+		lastCarried.Store(&carriedPayload{text: text, signed: s})
+	}
+	return s, err
 }
 
 // reference is the payment's reference: the transaction's chain id must be
 // the option network's (aptos/chain-mismatch) and its call the x402
 // transfer (aptos/not-an-x402-transfer).
 func (s *Signed) reference() (Reference, error) {
-	chain, _ := ChainID(s.Network)
-	if s.Tx.ChainID != chain {
-		return Reference{}, rails.Refuse(CodeChainMismatch)
+	if err := s.checkReference(); err != nil {
+		return Reference{}, err
 	}
-	tr, err := s.Tx.ReadTransfer()
-	if err != nil {
-		return Reference{}, rails.Refuse(CodeNotX402Transfer)
-	}
+	tr, _ := s.Tx.ReadTransfer()
 	return Reference{Network: s.Network, Sender: s.Tx.Sender, Sequence: s.Tx.SequenceNumber, ExpiresAt: s.Tx.Expiration,
 		IDDigest: IDDigest(NormalForm(s.Tx.Sender, s.Tx.SequenceNumber, tr))}, nil
+}
+
+// checkReference is reference's refusal without the reference: Complete
+// and Bound ask only whether one reads, and its id digest is a canonical
+// JSON and a SHA-256.
+func (s *Signed) checkReference() error {
+	chain, _ := ChainID(s.Network)
+	if s.Tx.ChainID != chain {
+		return rails.Refuse(CodeChainMismatch)
+	}
+	if _, err := s.Tx.ReadTransfer(); err != nil {
+		return rails.Refuse(CodeNotX402Transfer)
+	}
+	return nil
 }
 
 // PaymentReference reads a presented payment's reference: {network,
@@ -587,7 +638,11 @@ func PaymentReference(presented jsonv.Value) (Reference, error) {
 // (x402/no-legal-context without it), once the payment's transaction reads
 // and names a reference. The transaction carries no H.
 func (Exact) Bound(presented jsonv.Value) (string, error) {
-	if _, err := PaymentReference(presented); err != nil {
+	s, err := carried(presented)
+	if err != nil {
+		return "", err
+	}
+	if err := s.checkReference(); err != nil {
 		return "", err
 	}
 	o, _ := jsonv.AsObject(presented)

@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/bcs"
@@ -36,7 +35,12 @@ const (
 type Address [32]byte
 
 // String is 0x and 64 lowercase hex digits.
-func (a Address) String() string { return "0x" + hex.EncodeToString(a[:]) }
+func (a Address) String() string {
+	var b [66]byte
+	b[0], b[1] = '0', 'x'
+	hex.Encode(b[2:], a[:])
+	return string(b[:])
+}
 
 // ParseAddress reads 0x and 1 to 64 hex digits (the short form pads with
 // zeros on the left, as Aptos writes 0x1).
@@ -45,15 +49,23 @@ func ParseAddress(s string) (Address, bool) {
 	if len(s) < 3 || len(s) > 66 || s[:2] != "0x" {
 		return a, false
 	}
+	// read from the last digit into the array, so that nothing is
+	// allocated: options name two addresses read several times a payment
+	// (TestParseAddressAsHex holds it to hex.DecodeString's reading)
 	h := s[2:]
-	if len(h)%2 == 1 {
-		h = "0" + h
+	for i := 0; i < len(h); i++ {
+		c := h[len(h)-1-i]
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return Address{}, false
+		}
+		a[31-i/2] |= v << (4 * (i % 2))
 	}
-	b, err := hex.DecodeString(h)
-	if err != nil || strings.ToLower(s[2:]) != s[2:] {
-		return a, false
-	}
-	copy(a[32-len(b):], b)
 	return a, true
 }
 
@@ -248,11 +260,15 @@ type Transfer struct {
 // own, and three arguments of 32, 32 and 8 bytes (aptos/not-an-x402-transfer).
 func (t *RawTransaction) ReadTransfer() (Transfer, error) {
 	p := &t.Payload
-	if p.Module.String()+"::"+p.Name+"::"+p.Function != TransferFunction || len(p.TypeArgs) != 1 || len(p.Args) != 3 {
+	// TransferFunction and MetadataTypeLong compared by their parts, not
+	// written out: the address's long form has no colons and each name one
+	// "::" less than the whole, so the parts are equal exactly when the
+	// joined strings are (TestReadTransferAsJoined)
+	if p.Module != framework || p.Name != "primary_fungible_store" || p.Function != "transfer" || len(p.TypeArgs) != 1 || len(p.Args) != 3 {
 		return Transfer{}, errNotX402Transfer
 	}
 	s := p.TypeArgs[0].Struct
-	if p.TypeArgs[0].Variant != 7 || s == nil || len(s.TypeArgs) != 0 || s.String() != MetadataTypeLong ||
+	if p.TypeArgs[0].Variant != 7 || s == nil || len(s.TypeArgs) != 0 || s.Address != framework || s.Module != "fungible_asset" || s.Name != "Metadata" ||
 		len(p.Args[0]) != 32 || len(p.Args[1]) != 32 || len(p.Args[2]) != 8 {
 		return Transfer{}, errNotX402Transfer
 	}
