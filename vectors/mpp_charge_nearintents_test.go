@@ -15,7 +15,7 @@ import (
 	"github.com/termsgate/termsgate/rails/near"
 )
 
-func TestMPPChargeNearintents(t *testing.T) {
+func TestMPPChargeNEARIntents(t *testing.T) {
 	f := load(t, "mpp-charge-nearintents.json")
 	fixed := obj(t, f, "fixed")
 	H := mustHash(t, str(t, fixed, "H"))

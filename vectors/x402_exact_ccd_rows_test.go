@@ -1,6 +1,6 @@
 package vectors_test
 
-// x402-exact-ccd.json's read-side rows, subtests of TestX402ExactCcd: D1's
+// x402-exact-ccd.json's read-side rows, subtests of TestX402ExactCCD: D1's
 // memos and the fixed accounts, D2's operations, D3's bound, its refusal
 // rows and wire-form rows, D4's references, D5's status and recover rows
 // and the plant.

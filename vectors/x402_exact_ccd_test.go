@@ -40,7 +40,7 @@ func ccdWallet(t *testing.T, network string) (*signer.CCD, *ccdrpc.Node) {
 	return w, node
 }
 
-func TestX402ExactCcd(t *testing.T) {
+func TestX402ExactCCD(t *testing.T) {
 	f := load(t, "x402-exact-ccd.json")
 	p := ccd.Exact{}
 	fixed := obj(t, f, "fixed")

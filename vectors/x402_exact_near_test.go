@@ -81,7 +81,7 @@ func nearStatusIs(st near.Status, want *jsonv.Object) bool {
 	return st.State == algoStr(want, "state") && st.Finality == algoStr(want, "finality") && st.Why == algoStr(want, "why")
 }
 
-func TestX402ExactNear(t *testing.T) {
+func TestX402ExactNEAR(t *testing.T) {
 	f := load(t, "x402-exact-near.json")
 	p := near.Exact{}
 	fixed := obj(t, f, "fixed")

@@ -127,7 +127,7 @@ func pdStatusIs(st polkadot.Status, want *jsonv.Object) bool {
 	return st.State == g("state") && st.Why == g("why") && st.Finality == g("finality") && height == g("height") && st.Transaction == g("transaction")
 }
 
-func TestX402ExactPolkadotLcpAssetsRemark(t *testing.T) {
+func TestX402ExactPolkadotLCPAssetsRemark(t *testing.T) {
 	f := load(t, "x402-exact-polkadot-lcp-assets-remark.json")
 	p := polkadot.Exact{}
 	fixed := obj(t, f, "fixed")

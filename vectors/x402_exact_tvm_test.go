@@ -175,7 +175,7 @@ func tvmRef(t testing.TB, o *jsonv.Object) tvm.Reference {
 		JettonWallet: str(t, o, "jettonWallet"), ValidUntil: uint64(vu)}
 }
 
-func TestX402ExactTvm(t *testing.T) {
+func TestX402ExactTVM(t *testing.T) {
 	f := load(t, "x402-exact-tvm.json")
 	p := tvm.Exact{}
 	fixed := obj(t, f, "fixed")

@@ -12,7 +12,7 @@ import (
 )
 
 // Fuzz targets of the read side, seeded from x402-exact-ccd.json
-// (vectors/testdata); the file's rows run in vectors (TestX402ExactCcd).
+// (vectors/testdata); the file's rows run in vectors (TestX402ExactCCD).
 
 func load(t testing.TB) *jsonv.Object {
 	t.Helper()
