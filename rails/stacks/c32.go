@@ -1,6 +1,9 @@
 package stacks
 
-import "crypto/sha256"
+import (
+	"crypto/sha256"
+	"sync"
+)
 
 // c32check addresses: "S", the version's c32 character, and c32 of the
 // hash160 followed by a 4-byte double-SHA-256 checksum of version and hash.
@@ -64,19 +67,84 @@ var c32Values = func() (t [128]int8) {
 }()
 
 func checksum(version byte, h []byte) []byte {
-	a := sha256.Sum256(append([]byte{version}, h...))
+	var pre [21]byte // version and a hash160: no allocation for an address
+	m := append(pre[:0], version)
+	a := sha256.Sum256(append(m, h...))
 	c := sha256.Sum256(a[:])
 	return c[:4]
 }
 
 // Address writes a standard address.
 func Address(version byte, h [20]byte) string {
+	k := c32Key{version, h}
+	if s, ok := written.get(k); ok {
+		return s
+	}
+	s := writeAddress(version, h)
+	written.put(k, s)
+	return s
+}
+
+func writeAddress(version byte, h [20]byte) string {
 	return "S" + string(c32Alphabet[version]) + c32Encode(append(append([]byte(nil), h[:]...), checksum(version, h[:])...))
+}
+
+// A payment reads and writes the same few addresses (origin, recipient,
+// the token contract) some seven times each, every time two double
+// SHA-256 checksums; the last ones read and written are kept
+// (TestAddressMemoAgrees). Only addresses that read are kept.
+type c32Key struct {
+	version byte
+	h       [20]byte
+}
+
+var (
+	read    = newMemo[string, c32Key]()
+	written = newMemo[c32Key, string]()
+)
+
+// memoSize bounds a memo: hostile input can name any number of addresses,
+// and a full memo is emptied, so it never holds more than this.
+const memoSize = 64
+
+// memo keeps the last results of a pure function, safe for concurrent use.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
+
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
 }
 
 // ParseAddress reads a standard address, checksum included, and refuses
 // any text that Address would not write back.
 func ParseAddress(s string) (version byte, h [20]byte, ok bool) {
+	if k, ok := read.get(s); ok {
+		return k.version, k.h, true
+	}
+	version, h, ok = readAddress(s)
+	if ok {
+		read.put(s, c32Key{version, h})
+	}
+	return version, h, ok
+}
+
+func readAddress(s string) (version byte, h [20]byte, ok bool) {
 	if len(s) < 5 || len(s) > 48 || s[0] != 'S' {
 		return 0, h, false
 	}
@@ -113,7 +181,7 @@ func ParseAddress(s string) (version byte, h [20]byte, ok bool) {
 		b[at] = byte(acc)
 	}
 	copy(h[:], b[:20])
-	if string(checksum(byte(v), h[:])) != string(b[20:]) || Address(byte(v), h) != s {
+	if string(checksum(byte(v), h[:])) != string(b[20:]) || writeAddress(byte(v), h) != s {
 		return 0, h, false
 	}
 	return byte(v), h, true
