@@ -13,6 +13,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"errors"
+	"hash"
 	"math/big"
 	"sync"
 )
@@ -112,6 +113,19 @@ func (p *jac) add(q *jac) jac {
 	feMul(&z3, &p.z, &q.z)
 	feMul(&z3, &z3, &h)
 	return jac{x3, y3, z3}
+}
+
+// affineX is the affine x coordinate alone, all a signature or a public
+// key needs (two multiplications fewer than affine).
+func (p *jac) affineX() (fe, bool) {
+	if p.z.isZero() {
+		return fe{}, false
+	}
+	var zi, zi2, x fe
+	feInv(&zi, &p.z)
+	feSquare(&zi2, &zi)
+	feMul(&x, &p.x, &zi2)
+	return x, true
 }
 
 func (p *jac) affine() (affine, bool) {
@@ -268,11 +282,11 @@ func PublicKey(priv *big.Int) (Felt, bool) {
 		return Felt{}, false
 	}
 	j := mulBase(priv)
-	a, ok := j.affine()
+	x, ok := j.affineX()
 	if !ok {
 		return Felt{}, false
 	}
-	return a.x.felt(), true
+	return x.felt(), true
 }
 
 var errSign = errors.New("starknet: the message hash is not below 2^251, or the key is not in [1, N)")
@@ -290,11 +304,11 @@ func Sign(priv *big.Int, z Felt) (r, s Felt, err error) {
 	for {
 		k := d.next()
 		j := mulBase(k)
-		a, ok := j.affine()
+		x, ok := j.affineX()
 		if !ok {
 			continue
 		}
-		rb := a.x.felt().Big()
+		rb := x.felt().Big()
 		rb.Mod(rb, CurveOrder)
 		if rb.Sign() == 0 || rb.Cmp(two251) >= 0 {
 			continue
@@ -305,14 +319,22 @@ func Sign(priv *big.Int, z Felt) (r, s Felt, err error) {
 		if t.Sign() == 0 {
 			continue
 		}
-		// w = k / (z + r·priv) must be below 2^251; s is its inverse.
-		w := new(big.Int).ModInverse(t, CurveOrder)
-		w.Mul(w, k)
+		// w = k/t must be below 2^251 and s = t/k is its inverse: one
+		// inversion serves both, u = (k·t)^-1, w = k²·u, s = t²·u (k·t is
+		// not 0 mod the prime N, both being in [1, N)).
+		u := new(big.Int).Mul(k, t)
+		u.ModInverse(u.Mod(u, CurveOrder), CurveOrder)
+		w := new(big.Int).Mul(k, k)
+		w.Mod(w, CurveOrder)
+		w.Mul(w, u)
 		w.Mod(w, CurveOrder)
 		if w.Sign() == 0 || w.Cmp(two251) >= 0 {
 			continue
 		}
-		sb := new(big.Int).ModInverse(w, CurveOrder)
+		sb := t.Mul(t, t)
+		sb.Mod(sb, CurveOrder)
+		sb.Mul(sb, u)
+		sb.Mod(sb, CurveOrder)
 		return feltOfBig(rb), feltOfBig(sb), nil
 	}
 }
@@ -371,49 +393,66 @@ func pointOfX(x Felt) (affine, bool) {
 }
 
 // drbg is RFC 6979 section 3.2's HMAC-SHA-256 generator for qlen = 252.
-type drbg struct{ k, v []byte }
-
-func int2octets(x *big.Int) []byte {
-	var b [32]byte
-	x.FillBytes(b[:])
-	return b[:]
+// Step h.3's update after a candidate (K = HMAC_K(V || 0), V = HMAC_K(V))
+// is made when the next candidate is asked for, not before: the sequence
+// is the same, and a signature whose first candidate serves (nearly all)
+// saves two HMACs.
+type drbg struct {
+	k, v    [32]byte
+	pending bool
+	h       hash.Hash // HMAC under k, made again when k changes
 }
 
 func newDRBG(priv, z *big.Int) *drbg {
 	h1 := new(big.Int).Mod(z, CurveOrder)
-	d := &drbg{k: make([]byte, 32), v: make([]byte, 32)}
+	d := &drbg{}
 	for i := range d.v {
 		d.v[i] = 1
 	}
-	seed := append(int2octets(priv), int2octets(h1)...)
-	d.k = d.mac(d.v, []byte{0}, seed)
-	d.v = d.mac(d.v)
-	d.k = d.mac(d.v, []byte{1}, seed)
-	d.v = d.mac(d.v)
+	var seed [64]byte
+	priv.FillBytes(seed[:32])
+	h1.FillBytes(seed[32:])
+	d.rekey(d.mac(d.v[:], []byte{0}, seed[:]))
+	d.v = d.mac(d.v[:])
+	d.rekey(d.mac(d.v[:], []byte{1}, seed[:]))
+	d.v = d.mac(d.v[:])
 	return d
 }
 
-func (d *drbg) mac(parts ...[]byte) []byte {
-	m := hmac.New(sha256.New, d.k)
-	for _, p := range parts {
-		m.Write(p)
+// rekey sets K. The HMAC is kept between keys' uses: after its first
+// Reset it restores its padded key's hash state instead of hashing the
+// key again.
+func (d *drbg) rekey(k [32]byte) {
+	d.k = k
+	d.h = hmac.New(sha256.New, d.k[:])
+}
+
+func (d *drbg) mac(parts ...[]byte) [32]byte {
+	if d.h == nil {
+		d.rekey(d.k)
 	}
-	return m.Sum(nil)
+	d.h.Reset()
+	for _, p := range parts {
+		d.h.Write(p)
+	}
+	var out [32]byte
+	d.h.Sum(out[:0])
+	return out
 }
 
 // next is the next candidate k in [1, N).
 func (d *drbg) next() *big.Int {
 	for {
-		d.v = d.mac(d.v)
-		k := new(big.Int).SetBytes(d.v)
+		if d.pending {
+			d.rekey(d.mac(d.v[:], []byte{0}))
+			d.v = d.mac(d.v[:])
+		}
+		d.pending = true
+		d.v = d.mac(d.v[:])
+		k := new(big.Int).SetBytes(d.v[:])
 		k.Rsh(k, 4) // bits2int: the leftmost 252 bits
 		if k.Sign() > 0 && k.Cmp(CurveOrder) < 0 {
-			// Step h.3 for the candidate after this one.
-			d.k = d.mac(d.v, []byte{0})
-			d.v = d.mac(d.v)
 			return k
 		}
-		d.k = d.mac(d.v, []byte{0})
-		d.v = d.mac(d.v)
 	}
 }

@@ -95,6 +95,41 @@ func mix(s *[3]fe) {
 	reduceWide(c, w0, w1, w2, w3)
 }
 
+// partialMix is mix after a partial round, over (a, σ = a + b, c) with c
+// the S-box's output: the matrix gives a' = σ + c + 2a, b' = σ + c - 2b
+// and c' = σ - 2c, so with A = 2a + c, a' = A + σ and σ' = a' + b' = 2A
+// (as b = σ - a). Only c' goes through the next S-box, and it is left
+// unreduced: σ + 2P - 2c is below 3P, and with the next constant added
+// below 4P, which cube takes. Two reductions a round where mix makes
+// three, and about half the additions; the last c is reduced after the
+// rounds and b recovered as σ - a.
+func partialMix(a, sig, c *fe) {
+	var k uint64
+	// A = 2a + c, below 3P.
+	A0, k := bits.Add64(a[0]<<1, c[0], 0)
+	A1, k := bits.Add64(a[1]<<1|a[0]>>63, c[1], k)
+	A2, k := bits.Add64(a[2]<<1|a[1]>>63, c[2], k)
+	A3, _ := bits.Add64(a[3]<<1|a[2]>>63, c[3], k)
+	// c' = σ + 2P - 2c, in (0, 3P).
+	v0, k := bits.Add64(sig[0], 2, 0)
+	v1, k := bits.Add64(sig[1], 0, k)
+	v2, k := bits.Add64(sig[2], 0, k)
+	v3, _ := bits.Add64(sig[3], 2*0x0800000000000011, k)
+	c0, k := bits.Sub64(v0, c[0]<<1, 0)
+	c1, k := bits.Sub64(v1, c[1]<<1|c[0]>>63, k)
+	c2, k := bits.Sub64(v2, c[2]<<1|c[1]>>63, k)
+	c3, _ := bits.Sub64(v3, c[3]<<1|c[2]>>63, k)
+	// a' = A + σ, below 4P.
+	u0, k := bits.Add64(A0, sig[0], 0)
+	u1, k := bits.Add64(A1, sig[1], k)
+	u2, k := bits.Add64(A2, sig[2], k)
+	u3, _ := bits.Add64(A3, sig[3], k)
+	c[0], c[1], c[2], c[3] = c0, c1, c2, c3
+	reduceWide(a, u0, u1, u2, u3)
+	// σ' = 2A, below 6P.
+	reduceWide(sig, A0<<1, A1<<1|A0>>63, A2<<1|A1>>63, A3<<1|A2>>63)
+}
+
 // reduceWide is z = t mod P for any t below 2^256: with q = t >> 251,
 // t - q·P = (t mod 2^251) - q·(17·2^192 + 1) lies in (-P, P), so P is
 // added back under the borrow's mask.
@@ -165,11 +200,17 @@ func permute(s *[3]fe) {
 	for i := 0; i < fullRounds/2; i++ {
 		fullRound(s, (*[3]fe)(roundConstants[3*i:]))
 	}
+	// The partial rounds keep (a, σ = a + b, c): see partialMix.
+	var sig fe
+	feAdd(&sig, &s[0], &s[1])
 	for i := range partialConstants {
 		addLazy(&s[2], &s[2], &partialConstants[i])
 		cube(&s[2])
-		mix(s)
+		partialMix(&s[0], &sig, &s[2])
 	}
+	c := s[2]
+	reduceWide(&s[2], c[0], c[1], c[2], c[3])
+	feSub(&s[1], &sig, &s[0])
 	k := 3 * (fullRounds/2 + partialRounds)
 	fullRound(s, &carriedConstants)
 	for i := 1; i < fullRounds/2; i++ {
@@ -196,13 +237,27 @@ func PoseidonHash(x, y Felt) Felt {
 // 1, padded with 0 to an even length, absorbed two at a time.
 func PoseidonHashMany(values ...Felt) Felt {
 	var s [3]fe
+	return hashManyFrom(&s, values)
+}
+
+// absorbed is the state after the first two values of a hash_many, for a
+// pair that begins many hashes (hashManyFrom goes on from it).
+func absorbed(a, b Felt) [3]fe {
+	s := [3]fe{toFE(a), toFE(b), {}}
+	permute(&s)
+	return s
+}
+
+// hashManyFrom is hash_many's absorption of values from the state s, the
+// state after an even number of values before them.
+func hashManyFrom(s *[3]fe, values []Felt) Felt {
 	var one = toFE(Felt{1})
 	i := 0
 	for ; i+1 < len(values); i += 2 {
 		a, b := toFE(values[i]), toFE(values[i+1])
 		feAdd(&s[0], &s[0], &a)
 		feAdd(&s[1], &s[1], &b)
-		permute(&s)
+		permute(s)
 	}
 	if i < len(values) {
 		a := toFE(values[i])
@@ -211,6 +266,6 @@ func PoseidonHashMany(values ...Felt) Felt {
 	} else {
 		feAdd(&s[0], &s[0], &one)
 	}
-	permute(&s)
+	permute(s)
 	return s[0].felt()
 }

@@ -68,10 +68,8 @@ type OutsideExecution struct {
 // pairing's networks' are computed once (three permutations each time
 // otherwise).
 func DomainHash(chainID Felt) Felt {
-	for i := range knownDomains {
-		if knownDomains[i].chain == chainID {
-			return knownDomains[i].hash
-		}
+	if d := knownDomain(chainID); d != nil {
+		return d.hash
 	}
 	return domainHash(chainID)
 }
@@ -80,14 +78,33 @@ func domainHash(chainID Felt) Felt {
 	return PoseidonHashMany(TypeHashDomain, domainName, domainVersion, chainID, domainRevision)
 }
 
-var knownDomains = func() []struct{ chain, hash Felt } {
-	out := make([]struct{ chain, hash Felt }, len(Networks))
+// knownDomains are the pairing's networks' domain hashes and, for each,
+// the message hash's state after its first two values ("StarkNet
+// Message" and the domain hash), which are the same for every message on
+// the chain: one permutation of a message hash's thirteen saved.
+var knownDomains = func() []knownChain {
+	out := make([]knownChain, len(Networks))
 	for i, n := range Networks {
 		c, _ := ChainID(n)
 		out[i].chain, out[i].hash = c, domainHash(c)
+		out[i].prefix = absorbed(starknetMessage, out[i].hash)
 	}
 	return out
 }()
+
+type knownChain struct {
+	chain, hash Felt
+	prefix      [3]fe
+}
+
+func knownDomain(chainID Felt) *knownChain {
+	for i := range knownDomains {
+		if knownDomains[i].chain == chainID {
+			return &knownDomains[i]
+		}
+	}
+	return nil
+}
 
 func (c *Call) hash() Felt {
 	return PoseidonHashMany(TypeHashCall, c.To, c.Selector, PoseidonHashMany(c.Calldata...))
@@ -105,5 +122,9 @@ func (o *OutsideExecution) StructHash() Felt {
 // MessageHash is what the account's key signs: the hash of "StarkNet
 // Message", the domain, the account and the message.
 func (o *OutsideExecution) MessageHash(chainID, account Felt) Felt {
-	return PoseidonHashMany(starknetMessage, DomainHash(chainID), account, o.StructHash())
+	if d := knownDomain(chainID); d != nil {
+		s := d.prefix
+		return hashManyFrom(&s, []Felt{account, o.StructHash()})
+	}
+	return PoseidonHashMany(starknetMessage, domainHash(chainID), account, o.StructHash())
 }
