@@ -105,7 +105,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 	case res.Pairing == evm.ExactEIP3009ID, res.Pairing == evm.ExactPermit2ID, res.Pairing == evm.UptoPermit2ID,
 		res.Pairing == evm.MPPAuthorizationID, res.Pairing == evm.MPPUSDCID,
 		res.Pairing == evm.AuthCaptureEIP3009ID, res.Pairing == evm.AuthCapturePermit2ID,
-		res.Pairing == evm.ExactERC7710SaltID, res.Pairing == evm.ExactERC7710ID:
+		res.Pairing == evm.ExactERC7710SaltID, res.Pairing == evm.ExactERC7710ID,
+		res.Pairing == evm.MPPTransactionID, res.Pairing == evm.MPPHashID:
 		r := vf.EVM[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)
@@ -126,6 +127,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			vf.checkAuthCapture(res, evm.AuthCapturePermit2{}.Settlement, r, v)
 		case evm.ExactERC7710SaltID, evm.ExactERC7710ID:
 			vf.checkERC7710(res, res.Pairing == evm.ExactERC7710SaltID, r, v)
+		case evm.MPPTransactionID, evm.MPPHashID:
+			vf.checkMPPCall(res, r, v)
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}
