@@ -405,13 +405,18 @@ func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s 
 	if lim.max != nil && counted.Cmp(lim.max) > 0 {
 		return refuseAsked(DetailAmountAboveMaximum, s, counted, "at most "+lim.max.String())
 	}
-	usd, known := usdValue(s, counted)
-	if (lim.usd() || p.totalUSD != nil) && !known {
-		why := "a USD limit counts only pay.USDStablecoins"
-		if !lim.usd() {
-			why = "the USD total (BudgetUSD) counts only pay.USDStablecoins"
+	// The dollar value is worked out only for a limit in dollars (its
+	// power of ten and big.Rat cost a payment without one about 1 µs).
+	var usd *big.Rat
+	if lim.usd() || p.totalUSD != nil {
+		var known bool
+		if usd, known = usdValue(s, counted); !known {
+			why := "a USD limit counts only pay.USDStablecoins"
+			if !lim.usd() {
+				why = "the USD total (BudgetUSD) counts only pay.USDStablecoins"
+			}
+			return refuseAsked(DetailAssetNotUSD, s, counted, why)
 		}
-		return refuseAsked(DetailAssetNotUSD, s, counted, why)
 	}
 	if lim.maxUSD != nil && usd.Cmp(lim.maxUSD) > 0 {
 		return refuseAsked(DetailAmountAboveMaximum, s, counted, dollars(usd)+", at most "+dollars(lim.maxUSD))

@@ -264,7 +264,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		log.WarnContext(ctx, "pay: not paying twice in one redirect chain", "url", logURL(req.URL))
 		return resp, nil
 	}
-	if resp.Request != nil && resp.Request.URL != nil && origin(resp.Request.URL) != origin(req.URL) {
+	if resp.Request != nil && resp.Request.URL != nil && !sameOrigin(resp.Request.URL, req.URL) {
 		log.WarnContext(ctx, "pay: the 402 came from another origin than the request", "url", logURL(req.URL))
 		return resp, nil
 	}
@@ -654,6 +654,66 @@ func origin(u *url.URL) string {
 		}
 	}
 	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// sameOrigin is origin(a) == origin(b) without writing either: it is asked
+// on every 402. Text that is not ASCII, where strings.ToLower and
+// strings.EqualFold differ, is compared as origin writes it.
+func sameOrigin(a, b *url.URL) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	scheme, ok1 := sameASCIILower(a.Scheme, b.Scheme)
+	host, ok2 := sameASCIILower(a.Hostname(), b.Hostname())
+	if !ok1 || !ok2 {
+		return origin(a) == origin(b)
+	}
+	return scheme && host && defaultPort(a) == defaultPort(b)
+}
+
+// sameASCIILower reports whether a and b are equal once ASCII letters are
+// lowered; ok is false when either holds a byte that is not ASCII.
+func sameASCIILower(a, b string) (same, ok bool) {
+	for i := 0; i < len(a); i++ {
+		if a[i] >= 0x80 {
+			return false, false
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return false, false
+		}
+	}
+	if len(a) != len(b) {
+		return false, true
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// defaultPort is u's port, or the one its scheme implies, as origin writes it.
+func defaultPort(u *url.URL) string {
+	if port := u.Port(); port != "" {
+		return port
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
 }
 
 // logURL is the URL without its query, which may hold credentials.
