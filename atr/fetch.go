@@ -189,12 +189,14 @@ func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body [
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://invalid.invalid/", nil)
-	if err != nil {
-		return nil, unfetchable(DetailUnfetchable, err)
-	}
-	req.URL, req.Host = target, target.Host
-	req.Header = http.Header{"Accept-Encoding": {"identity"}}
+	// The request NewRequestWithContext would make for target, written
+	// out: it would parse a URL only for it to be replaced by target, and
+	// make a header map only for it to be replaced.
+	req := (&http.Request{
+		Method: http.MethodGet, URL: target, Host: target.Host,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Accept-Encoding": {"identity"}},
+	}).WithContext(ctx)
 
 	doer := f.doer()
 	resp, err := doer.Do(req)

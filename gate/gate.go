@@ -200,7 +200,7 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 		read, choice, ref = pre.Read, pre.Chosen.Choice, pre.Chosen.Ref
 	} else {
 		var err error
-		read, err = call(ns+"/read-failed", func() (rails.Read, error) { return p.Read(doc) })
+		read, err = callIn(ns, "/read-failed", func() (rails.Read, error) { return p.Read(doc) })
 		if err != nil {
 			return nil, nil, decline(OfferUnreadable, refusalCode(err))
 		}
@@ -213,7 +213,7 @@ func (g *Gate) confirm(ctx context.Context, doc jsonv.Value, p rails.Pairing, ac
 	if pre == nil {
 		ref = g.newRef()
 		var err error
-		choice, err = call(ns+"/no-payable-option", func() (jsonv.Value, error) {
+		choice, err = callIn(ns, "/no-payable-option", func() (jsonv.Value, error) {
 			return p.Choose(read, account, inputs, g.now(), ref)
 		})
 		if err != nil {
@@ -269,7 +269,7 @@ func build(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash) (rail
 		}
 	}
 	ns := rails.Namespace(p.ID())
-	req, err := call(ns+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+	req, err := callIn(ns, "/build-failed", func() (rails.Request, error) { return p.Request(u) })
 	if err != nil {
 		if code := refusalCode(err); nothingToSign(code) {
 			return nil, nil, nil
@@ -281,7 +281,7 @@ func build(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash) (rail
 }
 
 func rebuild(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash) (rails.Unsigned, error) {
-	return call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Unsigned, error) {
+	return callIn(rails.Namespace(p.ID()), "/build-failed", func() (rails.Unsigned, error) {
 		return p.Build(chosen.Choice, bytes, h)
 	})
 }
@@ -362,7 +362,7 @@ func finishBuild(p rails.Pairing, chosen rails.Chosen, bytes []byte, h atr.Hash,
 	if err != nil {
 		return nil, nil, nil
 	}
-	req, err := call(rails.Namespace(p.ID())+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+	req, err := callIn(rails.Namespace(p.ID()), "/build-failed", func() (rails.Request, error) { return p.Request(u) })
 	if err != nil || req == nil {
 		return nil, nil, nil
 	}
@@ -416,7 +416,7 @@ func finish(p rails.Pairing, bytes []byte, h atr.Hash, chosen rails.Chosen, sign
 		}
 	} else if signature != nil {
 		if m, ok := p.(rails.Mover); ok {
-			first, rerr := call(ns+"/build-failed", func() (rails.Request, error) { return p.Request(u) })
+			first, rerr := callIn(ns, "/build-failed", func() (rails.Request, error) { return p.Request(u) })
 			// The signature exists already: a pairing that panics saying
 			// whether it moved value is taken to have moved it, so a later
 			// decline keeps the signature rather than lose a payment.

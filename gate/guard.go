@@ -52,6 +52,16 @@ func call[T any](failCode string, f func() (T, error)) (T, error) {
 	return out, err
 }
 
+// callIn is call with the refusal ns+what, joined only on a throw: the
+// checks that pass (every one, on a payment made) then write no code.
+func callIn[T any](ns, what string, f func() (T, error)) (T, error) {
+	out, err := protect(f)
+	if errors.Is(err, errThrew) {
+		return out, rails.Refuse(ns + what)
+	}
+	return out, err
+}
+
 func isRefusal(err error) bool {
 	var ref *rails.Refusal
 	return errors.As(err, &ref)

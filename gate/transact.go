@@ -162,12 +162,15 @@ func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (settle func(contex
 	if !ok {
 		return noSettle, nil
 	}
+	// A copy, so that only a Reserver's summary is kept: a parameter the
+	// closure captured would be moved to the heap on every call.
+	kept := ps
 	return func(ctx context.Context, err error) {
 		var d *Decline
 		if err == nil || errors.As(err, &d) && d.Moved != nil {
-			r.Commit(ctx, ps)
+			r.Commit(ctx, kept)
 		} else {
-			r.Release(ctx, ps)
+			r.Release(ctx, kept)
 		}
 	}, nil
 }
@@ -197,7 +200,7 @@ func signSteps(ctx context.Context, p rails.Pairing, chosen rails.Chosen, u rail
 	if m, ok := p.(rails.Mover); ok {
 		// Asked before the signer: a pairing that cannot say whether its
 		// signer moves value is a build that failed, and nothing is signed.
-		mv, err := call(rails.Namespace(p.ID())+"/build-failed", func() (bool, error) { return m.Moves(first), nil })
+		mv, err := callIn(rails.Namespace(p.ID()), "/build-failed", func() (bool, error) { return m.Moves(first), nil })
 		if err != nil {
 			return nil, decline(OfferUnreadable, refusalCode(err))
 		}
