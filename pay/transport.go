@@ -426,6 +426,7 @@ func (e *SendError) Unwrap() error { return e.Err }
 func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing string) (*Result, error) {
 	g := t.gate()
 	a := &attempt{t: t, req: req, protocol: o.protocol}
+	a.policies, a.passed = a.bufs[0][:0], a.bufs[1][:0] // no allocation for the two lists
 	if g.Policy != nil {
 		a.policies = append(a.policies, g.Policy)
 	}
@@ -519,6 +520,7 @@ type attempt struct {
 	// agreementFirst: the first payment asked about is an approved
 	// agreement payment, and the offer's may follow it.
 	agreementFirst bool
+	bufs           [2][2]gate.Policy // what policies and passed start in: Gate.Policy and Transport.Policy
 }
 
 func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {
