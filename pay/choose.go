@@ -29,10 +29,13 @@ var defaultCandidates = sync.OnceValue(func() map[string][]rails.Pairing {
 })
 
 // candidates are the pairings of reg (nil: the default registry) in
-// namespace ns, in registration order, appended to buf.
+// namespace ns, in registration order: the default registry's shared list,
+// which the caller only reads (capped, so an append cannot write into
+// it), or reg's appended to buf.
 func candidates(reg *rails.Registry, ns string, buf []rails.Pairing) []rails.Pairing {
 	if reg == nil {
-		return append(buf, defaultCandidates()[ns]...)
+		list := defaultCandidates()[ns]
+		return list[:len(list):len(list)]
 	}
 	for _, p := range reg.All() {
 		if rails.Namespace(p.ID()) == ns {
