@@ -175,13 +175,28 @@ func (d *DelegateAction) Encode() []byte {
 
 // SigningHash is what the key signs: SHA-256 of the NEP-461 prefix and the
 // action's borsh bytes.
-func (d *DelegateAction) SigningHash() [32]byte {
+func (d *DelegateAction) SigningHash() [32]byte { return signingHashOf(d.Encode()) }
+
+// signingHashOf is SigningHash over an action's borsh bytes already written.
+func signingHashOf(action []byte) [32]byte {
 	var p [4]byte
 	binary.LittleEndian.PutUint32(p[:], NEP461Delegate)
 	h := sha256.New()
 	h.Write(p[:])
-	h.Write(d.Encode())
-	return [32]byte(h.Sum(nil))
+	h.Write(action)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// signedBytes is Signed.Encode over the action's borsh bytes already
+// written, which it does not change.
+func signedBytes(action []byte, sigType uint8, sig []byte) []byte {
+	w := &writer{b: make([]byte, 0, len(action)+1+len(sig))}
+	w.fixed(action)
+	w.u8(sigType)
+	w.fixed(sig)
+	return w.b
 }
 
 // Signed is a SignedDelegateAction: the action and its signature.

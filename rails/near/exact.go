@@ -138,15 +138,16 @@ func (Exact) Choose(read rails.Read, account string, inputs *jsonv.Object, now i
 	}
 	c := jsonv.Obj("required", read.Required, "accepted", accepted, "payer", acct.Address, "publicKey", pk,
 		"accessKeyNonce", nonce, "finalHeight", height, "now", now)
-	if _, err := readChoice(c, accepted); err != nil {
+	if _, err := readChoice(c, accepted, atr.Hash{}); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// readChoice builds the delegate action a choice names; x402/option-malformed
-// for a key, nonce or height that does not read or would overflow.
-func readChoice(c, accepted *jsonv.Object) (*DelegateAction, error) {
+// readChoice builds the delegate action a choice names, its memo h's LCP
+// string; x402/option-malformed for a key, nonce or height that does not
+// read or would overflow.
+func readChoice(c, accepted *jsonv.Object, h atr.Hash) (*DelegateAction, error) {
 	malformed := rails.Refuse(x402.CodeOptionMalformed)
 	payer := mpp.String(c, "payer")
 	key, ok1 := ParsePublicKey(mpp.String(c, "publicKey"))
@@ -158,7 +159,7 @@ func readChoice(c, accepted *jsonv.Object) (*DelegateAction, error) {
 		return nil, malformed
 	}
 	amount, _ := accepted.GetString("amount")
-	args := ftTransferArgs(mpp.String(accepted, "payTo"), amount, atr.Hash{})
+	args := ftTransferArgs(mpp.String(accepted, "payTo"), amount, h)
 	return &DelegateAction{SenderID: payer, ReceiverID: mpp.String(accepted, "asset"),
 		Actions: []Action{{Kind: 2, Method: "ft_transfer", Args: args, Gas: FTTransferGas, Deposit: big.NewInt(1)}},
 		Nonce:   nonce + 1, MaxBlockHeight: height + uint64(window), PublicKey: key}, nil
@@ -173,6 +174,7 @@ func ftTransferArgs(payTo, amount string, h atr.Hash) []byte {
 type exactUnsigned struct {
 	required, accepted *jsonv.Object
 	action             *DelegateAction
+	encoded            []byte // action's borsh bytes, written once for the hash, the request and the payment
 	hash               [32]byte
 	until              int64 // Unix seconds; 0 when the choice names no time
 }
@@ -193,13 +195,12 @@ func (Exact) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigned, er
 	if err != nil {
 		return nil, err
 	}
-	d, err := readChoice(c, accepted)
+	d, err := readChoice(c, accepted, h)
 	if err != nil {
 		return nil, err
 	}
-	amount, _ := accepted.GetString("amount")
-	d.Actions[0].Args = ftTransferArgs(mpp.String(accepted, "payTo"), amount, h)
-	u := &exactUnsigned{required: required, accepted: accepted, action: d, hash: d.SigningHash()}
+	enc := d.Encode()
+	u := &exactUnsigned{required: required, accepted: accepted, action: d, encoded: enc, hash: signingHashOf(enc)}
 	if nv, has := c.Get("now"); has {
 		now, ok := jsonv.AsSafeInt(nv)
 		if !ok || now < 0 || now > 1<<52 {
@@ -227,7 +228,7 @@ const KindDelegate = "near-delegate"
 func (Exact) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
 	req := jsonv.Obj("kind", KindDelegate, "network", mpp.String(b.accepted, "network"),
-		"hash", "0x"+hex.EncodeToString(b.hash[:]), "delegateAction", "0x"+hex.EncodeToString(b.action.Encode()))
+		"hash", hex0x(b.hash[:]), "delegateAction", hex0x(b.encoded))
 	if b.until > 0 {
 		req.Set("validUntil", jsonv.Number(b.until))
 	}
@@ -249,13 +250,28 @@ func (Exact) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.Chosen)
 	if t == KeyEd25519 && !ed25519.Verify(b.action.PublicKey.Data, b.hash[:], sig) {
 		return rails.Completion{}, rails.Refuse(CodeSignatureInvalid)
 	}
-	s := &Signed{Action: b.action, SigType: uint8(t), Sig: sig}
-	payload := jsonv.Obj("signedDelegateAction", base64.StdEncoding.EncodeToString(s.Encode()))
+	payload := jsonv.Obj("signedDelegateAction", base64.StdEncoding.EncodeToString(signedBytes(b.encoded, uint8(t), sig)))
 	payment := x402.Payment(b.required, b.accepted, payload)
 	if err := x402.AppendPaymentIdentifier(payment, b.required, chosen.Ref); err != nil {
 		return rails.Completion{}, err
 	}
 	return rails.Completion{Signed: payment}, nil
+}
+
+// hex0x is 0x and b in lowercase hex, written in one allocation (hex.Encode
+// a chunk at a time into a stack buffer).
+func hex0x(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(2 + 2*len(b))
+	sb.WriteString("0x")
+	var chunk [128]byte
+	for len(b) > 0 {
+		n := min(len(b), len(chunk)/2)
+		hex.Encode(chunk[:], b[:n])
+		sb.Write(chunk[:2*n])
+		b = b[n:]
+	}
+	return sb.String()
 }
 
 // Carried is what a payment's signed delegate action carries.
@@ -275,7 +291,7 @@ func DecodeSDA(text string) (*Carried, error) {
 		return nil, rails.Refuse(CodeSDATooLarge)
 	}
 	raw, err := base64.StdEncoding.Strict().DecodeString(text)
-	if err != nil || text == "" || strings.ContainsAny(text, "\r\n") {
+	if err != nil || text == "" || strings.IndexByte(text, '\r') >= 0 || strings.IndexByte(text, '\n') >= 0 {
 		return nil, rails.Refuse(CodeSDAMalformed)
 	}
 	s, err := DecodeSigned(raw)

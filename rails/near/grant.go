@@ -37,7 +37,7 @@ func RequestAction(req rails.Request) (*DelegateAction, string, [32]byte, error)
 	if err != nil || len(r.b) != 0 || !bytes.Equal(d.Encode(), raw) || len(d.Actions) != 1 || d.Actions[0].Method != "ft_transfer" {
 		return nil, "", [32]byte{}, errUnreadable
 	}
-	if sh := d.SigningHash(); !bytes.Equal(sh[:], h) {
+	if sh := signingHashOf(raw); !bytes.Equal(sh[:], h) { // raw is what d writes, checked above
 		return nil, "", [32]byte{}, errUnreadable
 	}
 	if d.Actions[0].Deposit.Cmp(big.NewInt(1)) != 0 {
