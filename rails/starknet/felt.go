@@ -356,8 +356,11 @@ func ParseFelt(s string) (Felt, bool) {
 	if len(s) < 3 || len(s) > 66 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
 		return Felt{}, false
 	}
+	// Each digit is placed by its position from the right, not shifted in
+	// through all four limbs: the typed data and payment hold some sixty
+	// felts a payment, read more than once.
 	var f Felt
-	for i := 2; i < len(s); i++ {
+	for i, n := len(s)-1, uint(0); i >= 2; i, n = i-1, n+1 {
 		c := s[i]
 		var d uint64
 		switch {
@@ -370,10 +373,7 @@ func ParseFelt(s string) (Felt, bool) {
 		default:
 			return Felt{}, false
 		}
-		f[3] = f[3]<<4 | f[2]>>60
-		f[2] = f[2]<<4 | f[1]>>60
-		f[1] = f[1]<<4 | f[0]>>60
-		f[0] = f[0]<<4 | d
+		f[n>>4] |= d << (4 * (n & 15))
 	}
 	return f, f.InField()
 }

@@ -269,3 +269,60 @@ func TestMessageHashPrefix(t *testing.T) {
 		}
 	}
 }
+
+// ParseFelt reads what math/big reads, for hex of every length from 1 to
+// 64 digits in either case, and refuses values of P or more.
+func TestParseFeltAgreesWithBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const digits = "0123456789abcdefABCDEF"
+	for n := 1; n <= 64; n++ {
+		for range 50 {
+			b := []byte("0x")
+			for range n {
+				b = append(b, digits[rng.IntN(len(digits))])
+			}
+			want, _ := new(big.Int).SetString(string(b[2:]), 16)
+			f, ok := ParseFelt(string(b))
+			if inField := want.Cmp(PBig) < 0; ok != inField || ok && f.Big().Cmp(want) != 0 {
+				t.Fatalf("ParseFelt(%s) = %s %v, want %x (in the field: %v)", b, f, ok, want, inField)
+			}
+		}
+	}
+}
+
+// Past the memo's bound, with callers and tokens new and repeated, every
+// struct hash is the one hash_many computes from scratch (and the math/big
+// reference's), and the memo never holds more than its bound.
+func TestPrefixMemoAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	var callers, tokens []Felt
+	for range 3 * prefixMemoMax {
+		callers = append(callers, feltOfBig(randomBelow(rng, PBig)))
+		tokens = append(tokens, feltOfBig(randomBelow(rng, PBig)))
+	}
+	for i := range 4 * prefixMemoMax {
+		j := rng.IntN(len(callers))
+		if i%3 == 0 {
+			j = i % 4 // a few that come back
+		}
+		c := Call{To: tokens[j], Selector: SelectorTransfer, Calldata: []Felt{{uint64(i)}, {9}, {}}}
+		o := &OutsideExecution{Caller: callers[j], Nonce: Felt{uint64(i)}, ExecuteAfter: Felt{1}, ExecuteBefore: Felt{500}, Calls: []Call{c}}
+		callHash := PoseidonHashMany(TypeHashCall, c.To, c.Selector, PoseidonHashMany(c.Calldata...))
+		want := PoseidonHashMany(TypeHashOutsideExecution, o.Caller, o.Nonce, o.ExecuteAfter, o.ExecuteBefore, PoseidonHashMany(callHash))
+		if got := o.StructHash(); got != want {
+			t.Fatalf("payment %d: struct hash %s, from scratch %s", i, got, want)
+		}
+		if i%50 == 0 {
+			ref := bigHashMany([]*big.Int{TypeHashOutsideExecution.Big(), o.Caller.Big(), o.Nonce.Big(), big.NewInt(1), big.NewInt(500), bigHashMany([]*big.Int{callHash.Big()})})
+			if want.Big().Cmp(ref) != 0 {
+				t.Fatalf("payment %d: from scratch %s, the reference %x", i, want, ref)
+			}
+		}
+		prefixMemo.Lock()
+		n := len(prefixMemo.m)
+		prefixMemo.Unlock()
+		if n > prefixMemoMax {
+			t.Fatalf("the memo holds %d states", n)
+		}
+	}
+}

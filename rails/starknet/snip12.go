@@ -7,6 +7,8 @@ package starknet
 // their revision-1 encodings and a message is hashed field by field.
 
 import (
+	"sync"
+
 	"golang.org/x/crypto/sha3"
 )
 
@@ -107,7 +109,40 @@ func knownDomain(chainID Felt) *knownChain {
 }
 
 func (c *Call) hash() Felt {
-	return PoseidonHashMany(TypeHashCall, c.To, c.Selector, PoseidonHashMany(c.Calldata...))
+	s := memoAbsorbed(TypeHashCall, c.To)
+	return hashManyFrom(&s, []Felt{c.Selector, PoseidonHashMany(c.Calldata...)})
+}
+
+// prefixMemo holds hash_many's state after a first pair that recurs from
+// one payment to the next: a Call's type hash and token contract, an
+// OutsideExecution's type hash and caller (the fee payer). A buyer pays
+// in a few tokens through a few facilitators, so a hit saves a
+// permutation of the twelve; it holds at most prefixMemoMax states and
+// starts over when full, so a stream of new callers costs a lookup each,
+// not memory.
+var prefixMemo struct {
+	sync.Mutex
+	m map[[2]Felt][3]fe
+}
+
+const prefixMemoMax = 64
+
+func memoAbsorbed(a, b Felt) [3]fe {
+	k := [2]Felt{a, b}
+	prefixMemo.Lock()
+	s, ok := prefixMemo.m[k]
+	prefixMemo.Unlock()
+	if ok {
+		return s
+	}
+	s = absorbed(a, b)
+	prefixMemo.Lock()
+	if prefixMemo.m == nil || len(prefixMemo.m) >= prefixMemoMax {
+		prefixMemo.m = make(map[[2]Felt][3]fe, prefixMemoMax)
+	}
+	prefixMemo.m[k] = s
+	prefixMemo.Unlock()
+	return s
 }
 
 // StructHash is the message's struct hash.
@@ -116,7 +151,8 @@ func (o *OutsideExecution) StructHash() Felt {
 	for i := range o.Calls {
 		calls[i] = o.Calls[i].hash()
 	}
-	return PoseidonHashMany(TypeHashOutsideExecution, o.Caller, o.Nonce, o.ExecuteAfter, o.ExecuteBefore, PoseidonHashMany(calls...))
+	s := memoAbsorbed(TypeHashOutsideExecution, o.Caller)
+	return hashManyFrom(&s, []Felt{o.Nonce, o.ExecuteAfter, o.ExecuteBefore, PoseidonHashMany(calls...)})
 }
 
 // MessageHash is what the account's key signs: the hash of "StarkNet
