@@ -140,7 +140,9 @@ func (vf *Verifier) Check(res *Result) *Verification {
 		}
 		vf.checkSolana(res, r, v)
 	default:
-		v.problem(ProblemNoReader)
+		if !notRead(res, v) {
+			v.problem(ProblemNoReader)
+		}
 	}
 	return v
 }
