@@ -91,8 +91,14 @@ func TestSettlementMPPTransaction(t *testing.T) {
 	payload, _ := res.Signed.(*jsonv.Object).GetObject("payload")
 	signed, _ := payload.GetString("signature")
 
-	// Not broadcast yet: not found.
+	// Not broadcast yet: not found. Right after the chain starts, its
+	// transaction indexer may still answer an error for an unknown hash
+	// (read as pending unreadable); it is asked again until it answers.
 	v := rig.verify(res)
+	for i := 0; i < 100 && str(v.Status, "why") == evm.WhyUnreadable; i++ {
+		time.Sleep(20 * time.Millisecond)
+		v = rig.verify(res)
+	}
 	wantProblems(t, v, pay.ProblemNotLanded)
 	wantEVMStatus(t, v, evm.StatePending, evm.WhyNotFound)
 
