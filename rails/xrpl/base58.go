@@ -3,6 +3,7 @@ package xrpl
 import (
 	"crypto/sha256"
 	"errors"
+	"sync"
 
 	"github.com/termsgate/termsgate/internal/base58"
 )
@@ -73,11 +74,67 @@ func DecodeChecked(s string, version []byte, payloadLen int) ([]byte, error) {
 type AccountID [20]byte
 
 // Address is the classic address of id: version 0, the id, a checksum.
-func (id AccountID) Address() string { return EncodeChecked([]byte{0}, id[:]) }
+func (id AccountID) Address() string {
+	if s, ok := written.get(id); ok {
+		return s
+	}
+	s := EncodeChecked([]byte{0}, id[:])
+	written.put(id, s)
+	return s
+}
 
 // ParseAddress reads a classic address (at most 35 characters) and checks
 // its version and checksum.
 func ParseAddress(s string) (AccountID, error) {
+	if id, ok := read.get(s); ok {
+		return id, nil
+	}
+	id, err := readAddress(s)
+	if err == nil {
+		read.put(s, id)
+	}
+	return id, err
+}
+
+// A payment reads and writes its payer's and payee's addresses several
+// times (the option, the build, the signer's summary, the decoded
+// transaction), each a base58 decoding and a double SHA-256; the last
+// ones read and written are kept (TestAddressMemoAgrees). Only addresses
+// that read are kept.
+var (
+	read    = newMemo[string, AccountID]()
+	written = newMemo[AccountID, string]()
+)
+
+// memoSize bounds a memo: hostile input can name any number of addresses,
+// and a full memo is emptied, so it never holds more than this.
+const memoSize = 64
+
+// memo keeps the last results of a pure function, safe for concurrent use.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
+
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+func readAddress(s string) (AccountID, error) {
 	if len(s) > 35 {
 		return AccountID{}, ErrBase58
 	}

@@ -67,7 +67,23 @@ func (f Field) JSON() jsonv.Value {
 	return upperHex(v)
 }
 
-func upperHex(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
+// upperHex is b in uppercase hex, written in one allocation rather than
+// encoded and then uppercased (TestUpperHexAsToUpper).
+func upperHex(b []byte) string {
+	const digits = "0123456789ABCDEF"
+	var sb strings.Builder
+	sb.Grow(2 * len(b))
+	var chunk [128]byte
+	for len(b) > 0 {
+		n := min(len(b), len(chunk)/2)
+		for i, c := range b[:n] {
+			chunk[2*i], chunk[2*i+1] = digits[c>>4], digits[c&15]
+		}
+		sb.Write(chunk[:2*n])
+		b = b[n:]
+	}
+	return sb.String()
+}
 
 // AmountJSON is an amount's JSON form.
 func AmountJSON(v []byte) jsonv.Value {

@@ -89,19 +89,19 @@ func isHexDigits(s string) bool {
 // "lcp:sha256:0x…" (lowercase), 64 uppercase hex digits.
 func X402InvoiceID(h atr.Hash) string {
 	sum := sha256.Sum256([]byte(mpp.LegalContextValue(h)))
-	return strings.ToUpper(hex.EncodeToString(sum[:]))
+	return upperHex(sum[:])
 }
 
 // MPPInvoiceID is where mpp/charge/xrpl puts H: H itself, 64 uppercase hex
 // digits without 0x.
 func MPPInvoiceID(h atr.Hash) string {
-	return strings.ToUpper(strings.TrimPrefix(h.String(), "0x"))
+	return upperHex(h[:])
 }
 
 // SessionMemo is the memo an XRPL session opening carries: the LCP string's
 // UTF-8 bytes, as uppercase hex.
 func SessionMemo(h atr.Hash) string {
-	return strings.ToUpper(hex.EncodeToString([]byte(mpp.LegalContextValue(h))))
+	return upperHex([]byte(mpp.LegalContextValue(h)))
 }
 
 // NetworkID reads an xrpl CAIP-2 network (xrpl:0 … xrpl:4294967295, no

@@ -2,8 +2,6 @@ package xrpl
 
 import (
 	"encoding/binary"
-	"encoding/hex"
-	"strings"
 )
 
 // Hash prefixes (docs/xrpl.md "Signing and hashes").
@@ -18,7 +16,7 @@ var (
 // uppercase hex digits.
 func TxHash(blob []byte) string {
 	h := SHA512Half(prefixTxID, blob)
-	return strings.ToUpper(hex.EncodeToString(h[:]))
+	return upperHex(h[:])
 }
 
 // SigningData is what a single signer signs: "STX\0" and every field but
