@@ -37,18 +37,55 @@ func CheckAddresses(pairs ...string) error {
 // seller's option or request, where any member may be an address the
 // payment goes to or through.
 func CheckAddressesIn(field string, v jsonv.Value) error {
+	if allChecked(v, 0) {
+		return nil // the usual case: no field name is written
+	}
+	return checkAddressesIn(field, v)
+}
+
+// allChecked reports whether every string in v (to a depth past which
+// checkAddressesIn's walk, the one that names the field, decides) is no
+// address or a checked one.
+func allChecked(v jsonv.Value, depth int) bool {
+	if depth > maxCheckDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return !IsAddress(x) || CheckedAddress(x)
+	case *jsonv.Object:
+		for _, m := range x.Members() {
+			if !allChecked(m.Value, depth+1) {
+				return false
+			}
+		}
+	case []jsonv.Value:
+		for _, e := range x {
+			if !allChecked(e, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// maxCheckDepth is where allChecked hands a deeply nested value to the
+// naming walk (which walks it all, as before).
+const maxCheckDepth = 64
+
+func checkAddressesIn(field string, v jsonv.Value) error {
 	switch x := v.(type) {
 	case string:
 		return CheckAddresses(field, x)
 	case *jsonv.Object:
 		for _, m := range x.Members() {
-			if err := CheckAddressesIn(joinField(field, m.Key), m.Value); err != nil {
+			if err := checkAddressesIn(joinField(field, m.Key), m.Value); err != nil {
 				return err
 			}
 		}
 	case []jsonv.Value:
 		for i, e := range x {
-			if err := CheckAddressesIn(field+"["+strconv.Itoa(i)+"]", e); err != nil {
+			if err := checkAddressesIn(field+"["+strconv.Itoa(i)+"]", e); err != nil {
 				return err
 			}
 		}

@@ -245,8 +245,7 @@ func CheckedAddress(s string) bool {
 	if !IsAddress(s) {
 		return false
 	}
-	digits := s[2:]
-	if strings.ToLower(digits) == digits || strings.ToUpper(digits) == digits {
+	if !mixedCase(s[2:]) {
 		return true
 	}
 	checkedAddresses.RLock()
@@ -265,6 +264,23 @@ func CheckedAddress(s string) bool {
 	}
 	checkedAddresses.Unlock()
 	return ok
+}
+
+// mixedCase reports whether hex digits hold both a lower- and an
+// upper-case letter: only then is there an EIP-55 checksum to check. A
+// loop, where comparing with strings.ToLower and ToUpper allocated two
+// copies of every checksummed address of every payment.
+func mixedCase(digits string) bool {
+	lower, upper := false, false
+	for i := 0; i < len(digits); i++ {
+		switch c := digits[i]; {
+		case 'a' <= c && c <= 'f':
+			lower = true
+		case 'A' <= c && c <= 'F':
+			upper = true
+		}
+	}
+	return lower && upper
 }
 
 // checkedAddresses keeps the checksum verdicts of the mixed-case addresses

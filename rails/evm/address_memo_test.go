@@ -1,0 +1,87 @@
+package evm
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/termsgate/termsgate/jsonv"
+)
+
+// TestCheckedAddressAgrees pins CheckedAddress (its case test without
+// copies, its memo) to the definition: one case, or go-ethereum's EIP-55
+// writing of the same address, asked twice so that the second answer is
+// the memo's.
+func TestCheckedAddressAgrees(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	const digits = "0123456789abcdefABCDEF"
+	for i := range 2000 {
+		b := []byte("0x")
+		for range 40 {
+			b = append(b, digits[r.Intn(len(digits))])
+		}
+		s := string(b)
+		if i%3 == 0 {
+			s = common.HexToAddress(s).Hex() // a checksummed one
+			if i%2 == 0 {
+				s = flipOne(s, r)
+			}
+		}
+		d := s[2:]
+		want := strings.ToLower(d) == d || strings.ToUpper(d) == d || common.HexToAddress(s).Hex() == s
+		if got := CheckedAddress(s); got != want {
+			t.Fatalf("%s: %v, want %v", s, got, want)
+		}
+		if got := CheckedAddress(s); got != want {
+			t.Fatalf("%s again: %v, want %v", s, got, want)
+		}
+		if mixedCase(d) != (strings.ToLower(d) != d && strings.ToUpper(d) != d) {
+			t.Fatalf("%s: mixedCase %v", s, mixedCase(d))
+		}
+	}
+}
+
+func flipOne(s string, r *rand.Rand) string {
+	b := []byte(s)
+	for range 100 {
+		i := 2 + r.Intn(40)
+		switch c := b[i]; {
+		case 'a' <= c && c <= 'f':
+			b[i] = c - 'a' + 'A'
+			return string(b)
+		case 'A' <= c && c <= 'F':
+			b[i] = c - 'A' + 'a'
+			return string(b)
+		}
+	}
+	return s
+}
+
+// TestCheckAddressesInAsNamed holds CheckAddressesIn, which names no field
+// unless one fails, to the walk that names every field.
+func TestCheckAddressesInAsNamed(t *testing.T) {
+	good := "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+	bad := "0x209693bC6afc0C5328bA36FaF03C514EF312287C"
+	deep := jsonv.Value(bad)
+	for range 100 {
+		deep = []jsonv.Value{deep}
+	}
+	for _, v := range []jsonv.Value{
+		nil, good, bad, 1.5, true,
+		jsonv.Obj("payTo", good, "asset", strings.ToLower(good), "extra", jsonv.Obj("name", "USDC")),
+		jsonv.Obj("payTo", good, "extra", jsonv.Obj("escrow", bad)),
+		jsonv.Obj("a", []jsonv.Value{good, jsonv.Obj("b", []jsonv.Value{nil, bad})}),
+		[]jsonv.Value{good, good, bad},
+		deep,
+	} {
+		got, want := CheckAddressesIn("option", v), checkAddressesIn("option", v)
+		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			t.Fatalf("%s: %v, the naming walk %v", jsonv.String(v), got, want)
+		}
+	}
+	if err := CheckAddressesIn("", jsonv.Obj("extra", jsonv.Obj("escrow", bad))); err == nil || !strings.HasSuffix(err.Error(), "extra.escrow") {
+		t.Fatalf("the field is not named: %v", err)
+	}
+}
