@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"strings"
+	"sync"
 )
 
 // An Algorand address is the account's Ed25519 public key followed by the
@@ -21,6 +22,15 @@ const AddressLen = 58
 
 // Address encodes a public key as its address.
 func Address(pub [32]byte) string {
+	if s, ok := written.get(pub); ok {
+		return s
+	}
+	s := writeAddress(pub)
+	written.put(pub, s)
+	return s
+}
+
+func writeAddress(pub [32]byte) string {
 	sum := sha512.Sum512_256(pub[:])
 	var raw [36]byte
 	copy(raw[:], pub[:])
@@ -32,6 +42,55 @@ func Address(pub [32]byte) string {
 // the base32 alphabet (upper case, no padding, zero trailing bits) whose
 // checksum matches.
 func ParseAddress(s string) ([32]byte, bool) {
+	if pub, ok := read.get(s); ok {
+		return pub, true
+	}
+	pub, ok := readAddress(s)
+	if ok {
+		read.put(s, pub)
+	}
+	return pub, ok
+}
+
+// A payment reads its payer's, payee's and fee payer's addresses some ten
+// times (the option, the choice, both builds, the signer's summary, the
+// decoded group), each a SHA-512/256 checksum; the last ones read and
+// written are kept (TestAddressMemoAgrees). Only addresses that read are
+// kept.
+var (
+	read    = newMemo[string, [32]byte]()
+	written = newMemo[[32]byte, string]()
+)
+
+// memoSize bounds a memo: hostile input can name any number of addresses,
+// and a full memo is emptied, so it never holds more than this.
+const memoSize = 64
+
+// memo keeps the last results of a pure function, safe for concurrent use.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
+
+func (c *memo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+func (c *memo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	if len(c.m) >= memoSize {
+		clear(c.m)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+func readAddress(s string) ([32]byte, bool) {
 	var pub [32]byte
 	if len(s) != AddressLen {
 		return pub, false
