@@ -106,7 +106,7 @@ func (vf *Verifier) Check(res *Result) *Verification {
 		res.Pairing == evm.MPPAuthorizationID, res.Pairing == evm.MPPUSDCID,
 		res.Pairing == evm.AuthCaptureEIP3009ID, res.Pairing == evm.AuthCapturePermit2ID,
 		res.Pairing == evm.ExactERC7710SaltID, res.Pairing == evm.ExactERC7710ID,
-		res.Pairing == evm.MPPTransactionID, res.Pairing == evm.MPPHashID:
+		res.Pairing == evm.MPPTransactionID, res.Pairing == evm.MPPHashID, res.Pairing == evm.MPPPermit2ID:
 		r := vf.EVM[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)
@@ -129,6 +129,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			vf.checkERC7710(res, res.Pairing == evm.ExactERC7710SaltID, r, v)
 		case evm.MPPTransactionID, evm.MPPHashID:
 			vf.checkMPPCall(res, r, v)
+		case evm.MPPPermit2ID:
+			vf.checkMPPPermit2(res, r, v)
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}

@@ -20,11 +20,6 @@ const StateUnchecked = "unchecked"
 
 // Why a pairing's settlement is not read.
 const (
-	// WhyWitnessNotRead: mpp/charge/evm/permit2 settles by the spender's
-	// permitWitnessTransferFrom, whose receipt carries no log of the
-	// witness or nonce; only the call's input does, and this read of it is
-	// not written yet.
-	WhyWitnessNotRead = "permit2-witness-not-read"
 	// WhyChannel: the payment is a voucher of a channel (x402 batch
 	// settlement, MPP sessions): it moves nothing on chain until the seller
 	// claims or closes, in a transaction covering many vouchers.
@@ -42,7 +37,6 @@ const (
 )
 
 var unreadPairings = map[string]string{
-	evm.MPPPermit2ID:     WhyWitnessNotRead,
 	evm.BatchID:          WhyChannel,
 	evm.MPPSessionID:     WhyChannel,
 	tempo.SessionID:      WhyChannel,

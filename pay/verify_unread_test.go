@@ -15,7 +15,6 @@ import (
 func TestSettlementNotRead(t *testing.T) {
 	vf := &pay.Verifier{EVM: map[string]evm.Reader{"eip155:8453": fakeReader{network: "eip155:8453"}}}
 	for pairing, why := range map[string]string{
-		evm.MPPPermit2ID:     pay.WhyWitnessNotRead,
 		evm.BatchID:          pay.WhyChannel,
 		evm.MPPSessionID:     pay.WhyChannel,
 		tempo.SessionID:      pay.WhyChannel,
