@@ -135,10 +135,21 @@ func TestPointOpsAgreeWithBig(t *testing.T) {
 }
 
 // k·G by the table and k·P by the window agree with double-and-add over
-// math/big, for random k and the edges 1, 15, 16, 2^252-1 and N-1.
+// math/big, for random k and the edges 1, 15, 16, 2^252-1, N-1, windows
+// of 16, 17 and 31 and 2^256-1.
 func TestScalarMulAgreesWithBig(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	ks := []*big.Int{big.NewInt(1), big.NewInt(15), big.NewInt(16), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 252), big.NewInt(1)), new(big.Int).Sub(CurveOrder, big.NewInt(1))}
+	// Every base-32 window 16 (the largest positive digit), 17 (the
+	// smallest that carries) and 31 (a carry that makes 32), and 2^256-1.
+	for _, d := range []int64{16, 17, 31} {
+		k := new(big.Int)
+		for i := 0; i < 50; i++ {
+			k.Lsh(k, 5).Or(k, big.NewInt(d))
+		}
+		ks = append(ks, k)
+	}
+	ks = append(ks, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)))
 	for range 30 {
 		ks = append(ks, randomBelow(rng, CurveOrder))
 	}
