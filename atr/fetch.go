@@ -2,7 +2,6 @@ package atr
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -159,14 +158,13 @@ func (f *Fetcher) Fetch(ctx context.Context, link string) ([]byte, error) {
 // FetchSum is Fetch that also returns SHA-256 of the bytes, computed as they
 // arrive: for a large record the hash is ready when the last byte is.
 func (f *Fetcher) FetchSum(ctx context.Context, link string) ([]byte, Hash, error) {
-	d := sha256.New()
-	body, err := f.fetch(ctx, link, d)
+	// Hashed once read, in one call: the same bytes as a running digest
+	// would take, without a digest allocated per fetch.
+	body, err := f.fetch(ctx, link, io.Discard)
 	if err != nil {
 		return nil, Hash{}, err
 	}
-	var h Hash
-	d.Sum(h[:0])
-	return body, h, nil
+	return body, Sum(body), nil
 }
 
 func (f *Fetcher) fetch(ctx context.Context, link string, sum io.Writer) (body []byte, err error) {

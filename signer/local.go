@@ -90,10 +90,15 @@ func (l *Local) signDigest(digest [32]byte) (string, error) {
 		return "", fmt.Errorf("signer: %w", err)
 	}
 	sig[64] += 27
-	out := make([]byte, 2+2*len(sig))
+	// Written on the stack and copied once into the string (a []byte
+	// turned into a string was a second allocation per signature).
+	var out [2 + 2*65]byte
+	if len(sig) != 65 {
+		return "", fmt.Errorf("signer: a signature of %d bytes", len(sig))
+	}
 	out[0], out[1] = '0', 'x'
 	hex.Encode(out[2:], sig)
-	return string(out), nil
+	return string(out[:]), nil
 }
 
 // maxBatch bounds a batch request: an in-channel payment asks for one or two

@@ -85,3 +85,31 @@ func TestCheckAddressesInAsNamed(t *testing.T) {
 		t.Fatalf("the field is not named: %v", err)
 	}
 }
+
+// TestHexLenAsHexBytes holds hexLen to the length of what HexBytes decodes.
+func TestHexLenAsHexBytes(t *testing.T) {
+	for _, s := range []string{"", "0x", "0x0", "0x00", "0xAbCd", "0xabcg", "00ab", "0X00", "0x" + strings.Repeat("fF", 65), "0x" + strings.Repeat("f", 131)} {
+		b, ok := HexBytes(s)
+		n, ok2 := hexLen(s)
+		if ok != ok2 || ok && n != len(b) {
+			t.Errorf("%q: hexLen %d %v, HexBytes %d %v", s, n, ok2, len(b), ok)
+		}
+	}
+}
+
+// TestBoundAsString: Bound answers the nonce as atr.Hash.String writes it,
+// whether the nonce was written in lower or upper case.
+func TestBoundAsString(t *testing.T) {
+	h := "0x" + strings.Repeat("ab", 32)
+	for _, nonce := range []string{h, strings.ToUpper(h[:10]) + h[10:], "0x" + strings.ToUpper(h[2:])} {
+		nonce = "0x" + nonce[2:]
+		p := jsonv.Obj("x402Version", 2,
+			"accepted", jsonv.Obj("scheme", "exact", "network", "eip155:84532"),
+			"payload", jsonv.Obj("signature", "0x"+strings.Repeat("11", 65),
+				"authorization", jsonv.Obj("from", "a", "to", "b", "value", "1", "validAfter", "0", "validBefore", "2", "nonce", nonce)))
+		got, err := ExactEIP3009{}.Bound(p)
+		if err != nil || got != h {
+			t.Errorf("%s: %q, %v", nonce, got, err)
+		}
+	}
+}

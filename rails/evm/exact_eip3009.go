@@ -197,8 +197,7 @@ func (ExactEIP3009) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.
 	if !ok {
 		return rails.Completion{}, rails.Refuse(x402.CodeSignatureMalformed)
 	}
-	raw, ok := HexBytes(sig)
-	if !ok || len(raw) < MinSignatureBytes || len(raw) > MaxSignatureBytes {
+	if n, ok := hexLen(sig); !ok || n < MinSignatureBytes || n > MaxSignatureBytes {
 		return rails.Completion{}, rails.Refuse(x402.CodeSignatureMalformed)
 	}
 	payload := jsonv.Obj("signature", sig, "authorization", b.authorization.Clone())
@@ -243,7 +242,7 @@ func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
 		}
 	}
 	sig, _ := payload.GetString("signature")
-	if raw, ok := HexBytes(sig); !ok || len(raw) < 1 || len(raw) > MaxSignatureBytes {
+	if n, ok := hexLen(sig); !ok || n < 1 || n > MaxSignatureBytes {
 		return "", rails.Refuse(x402.CodeSignatureMalformed)
 	}
 	nonce, _ := auth.GetString("nonce")
@@ -251,7 +250,28 @@ func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
 	if err != nil {
 		return "", payloadMalformed()
 	}
+	if rails.IsHex(nonce, 64) && !hasUpper(nonce) {
+		return nonce, nil // already as String writes it: not written again
+	}
 	return h.String(), nil
+}
+
+// hexLen is the number of bytes s stands for when it is what HexBytes
+// reads (0x and an even number of hex digits), without decoding them.
+func hexLen(s string) (int, bool) {
+	if len(s) < 2 || len(s)%2 != 0 || !rails.IsHex(s, len(s)-2) {
+		return 0, false
+	}
+	return (len(s) - 2) / 2, true
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // CodeRequestUnreadable refuses to summarize a signing request that is not

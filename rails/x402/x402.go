@@ -173,16 +173,21 @@ func OptionInDocument(accepted *jsonv.Object, accepts []jsonv.Value) bool {
 // {x402Version, resource?, accepted, payload, extensions?}. resource and
 // extensions are copies of the document's, so the payment never aliases it.
 func Payment(required *jsonv.Object, accepted *jsonv.Object, payload *jsonv.Object) *jsonv.Object {
-	p := jsonv.Obj("x402Version", 2)
+	// The members are given to Obj at once, so that the object is made at
+	// its size rather than grown by Set (three copies of its members).
+	var kv [10]any
+	n := 0
+	add := func(k string, v jsonv.Value) { kv[n], kv[n+1] = k, v; n += 2 }
+	add("x402Version", jsonv.Number(2))
 	if r, ok := required.Get("resource"); ok {
-		p.Set("resource", jsonv.Clone(r))
+		add("resource", jsonv.Clone(r))
 	}
-	p.Set("accepted", accepted.Clone())
-	p.Set("payload", payload)
+	add("accepted", accepted.Clone())
+	add("payload", payload)
 	if e, ok := required.Get("extensions"); ok {
-		p.Set("extensions", jsonv.Clone(e))
+		add("extensions", jsonv.Clone(e))
 	}
-	return p
+	return jsonv.Obj(kv[:n]...)
 }
 
 // AppendPaymentIdentifier writes id into the payment's
