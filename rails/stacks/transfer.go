@@ -136,7 +136,7 @@ func uintOf(arg []byte) (uint64, bool) {
 
 // principalOf reads a standard principal argument.
 func principalOf(arg []byte) (Principal, bool) {
-	if len(arg) != 22 || arg[0] != 0x05 {
+	if len(arg) != 22 || arg[0] != 0x05 || arg[1] >= 32 { // a version c32 cannot write
 		return Principal{}, false
 	}
 	p := Principal{Version: arg[1]}

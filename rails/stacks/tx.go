@@ -105,6 +105,9 @@ func (r *reader) name() string {
 
 func (r *reader) principal(contract bool) Principal {
 	p := Principal{Version: r.u8()}
+	if p.Version >= 32 && r.err == nil {
+		r.err = ErrMalformed // c32 writes a version as one of its 32 characters
+	}
 	copy(p.Hash[:], r.fixed(20))
 	if contract {
 		p.Name = r.name()

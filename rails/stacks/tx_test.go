@@ -165,3 +165,31 @@ func TestC32AgreesWithBigInt(t *testing.T) {
 		}
 	}
 }
+
+// TestPrincipalVersionBound: a principal's version is one c32 character, so
+// a transaction naming a contract of version 32 or more, or a transfer
+// argument of one, is refused as malformed instead of written (which
+// indexed past c32's alphabet: a panic).
+func TestPrincipalVersionBound(t *testing.T) {
+	raw, _ := hex.DecodeString(m4)
+	tx, err := DecodeTx(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []byte{31, 32, 40, 255} {
+		bad := *tx
+		bad.Contract.Version = v
+		_, err := DecodeTx(bad.Encode())
+		if (err == nil) != (v < 32) {
+			t.Fatalf("contract version %d: %v", v, err)
+		}
+		arg := append([]byte{0x05, v}, make([]byte, 20)...)
+		p, ok := principalOf(arg)
+		if ok != (v < 32) {
+			t.Fatalf("argument version %d read %v", v, ok)
+		}
+		if ok {
+			_ = p.String()
+		}
+	}
+}
