@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/termsgate/termsgate/jsonv"
+	"github.com/termsgate/termsgate/rails"
 )
 
 // TestCheckedAddressAgrees pins CheckedAddress (its case test without
@@ -111,5 +112,43 @@ func TestBoundAsString(t *testing.T) {
 		if err != nil || got != h {
 			t.Errorf("%s: %q, %v", nonce, got, err)
 		}
+	}
+}
+
+// TestRequestAsTransferWithAuthorization holds the request Request writes
+// from the seller's own values to TransferWithAuthorization's from Go
+// strings, and checks that signing leaves the offer as it was.
+func TestRequestAsTransferWithAuthorization(t *testing.T) {
+	option := jsonv.Obj("scheme", "exact", "network", "eip155:84532", "amount", "10000",
+		"asset", "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "payTo", "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+		"maxTimeoutSeconds", 60, "extra", jsonv.Obj("name", "USDC", "version", "2"))
+	doc := jsonv.Obj("x402Version", 2, "resource", jsonv.Obj("url", "https://api.seller.example/"), "accepts", []jsonv.Value{option})
+	before := jsonv.String(doc)
+	choice := jsonv.Obj("required", doc, "accepted", option, "from", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "now", 1790000000)
+	u, err := ExactEIP3009{}.build(choice, "0x"+strings.Repeat("ab", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := ExactEIP3009{}.Request(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := jsonv.Obj("kind", "eip712", "typedData", TransferWithAuthorization("USDC", "2", 84532, "0x036CbD53842c5426634e7929541eC2318f3dCF7e", u.authorization))
+	if got := jsonv.String(req); got != jsonv.String(want) {
+		t.Fatalf("request\n%s\nwant\n%s", got, jsonv.String(want))
+	}
+	td, _ := req.GetObject("typedData")
+	td.Set("primaryType", "changed")
+	dom, _ := td.GetObject("domain")
+	dom.Set("name", "changed")
+	if _, err := (ExactEIP3009{}).Complete(u, "0x"+strings.Repeat("11", 65), rails.Chosen{}); err != nil {
+		t.Fatal(err)
+	}
+	if jsonv.String(doc) != before {
+		t.Fatalf("the offer changed: %s", jsonv.String(doc))
+	}
+	again, _ := ExactEIP3009{}.Request(u)
+	if jsonv.String(again) != jsonv.String(want) {
+		t.Fatalf("a request changed the next: %s", jsonv.String(again))
 	}
 }

@@ -93,8 +93,24 @@ type exactUnsigned struct {
 	// authorization, each request its own copy, so that the payment is
 	// copied once per request rather than once at the build and again for
 	// each request.
-	name, version, asset string
-	chain                int64
+	domain tokenDomain
+}
+
+// tokenDomain is a token's EIP-712 domain as the JSON values its typed
+// data holds: the strings as the seller's document holds them (a string in
+// a jsonv.Value is boxed once, when parsed: writing it again from a Go
+// string boxed a copy per request) and the chain's number boxed once.
+type tokenDomain struct{ name, version, chain, token jsonv.Value }
+
+// typedData is the typed data of authorization under the domain, with its
+// own copy of types and of the authorization.
+func (d tokenDomain) typedData(types *jsonv.Object, primary jsonv.Value, authorization *jsonv.Object) *jsonv.Object {
+	return jsonv.Obj(
+		"domain", jsonv.Obj("name", d.name, "version", d.version, "chainId", d.chain, "verifyingContract", d.token),
+		"types", types.Clone(),
+		"primaryType", primary,
+		"message", authorization.Clone(),
+	)
 }
 
 // Build checks the choice in the documented order and puts H in the
@@ -116,17 +132,25 @@ func (p ExactEIP3009) build(choice jsonv.Value, nonce string) (*exactUnsigned, e
 	}
 	malformed := func() error { return rails.Refuse(x402.CodeOptionMalformed) } // made only when refused
 	extra, _ := accepted.GetObject("extra")
-	name, _ := extra.GetString("name")
-	version, _ := extra.GetString("version")
-	asset, _ := accepted.GetString("asset")
-	payTo, _ := accepted.GetString("payTo")
-	amount, _ := accepted.GetString("amount")
+	// The seller's strings are kept as the values they are in its
+	// document (tokenDomain says why).
+	nameV, _ := extra.Get("name")
+	versionV, _ := extra.Get("version")
+	assetV, _ := accepted.Get("asset")
+	payToV, _ := accepted.Get("payTo")
+	amountV, _ := accepted.Get("amount")
+	name, _ := nameV.(string)
+	version, _ := versionV.(string)
+	asset, _ := assetV.(string)
+	payTo, _ := payToV.(string)
+	amount, _ := amountV.(string)
 	mtv, _ := accepted.Get("maxTimeoutSeconds")
 	timeout, okTimeout := jsonv.AsSafeInt(mtv)
 	if name == "" || version == "" || !IsAddress(asset) || !IsAddress(payTo) || !IsUint256Decimal(amount) || !okTimeout || timeout <= 0 {
 		return nil, malformed()
 	}
-	from, _ := c.GetString("from")
+	fromV, _ := c.Get("from")
+	from, _ := fromV.(string)
 	nv, _ := c.Get("now")
 	now, okNow := jsonv.AsSafeInt(nv)
 	if !IsAddress(from) || !okNow {
@@ -137,10 +161,10 @@ func (p ExactEIP3009) build(choice jsonv.Value, nonce string) (*exactUnsigned, e
 	validBefore := strconv.FormatInt(now+timeout, 10)
 
 	authorization := jsonv.Obj(
-		"from", from, "to", payTo, "value", amount,
+		"from", fromV, "to", payToV, "value", amountV,
 		"validAfter", "0", "validBefore", validBefore, "nonce", nonce)
 	return &exactUnsigned{required: required, accepted: accepted, authorization: authorization,
-		name: name, version: version, asset: asset, chain: chain}, nil
+		domain: tokenDomain{name: nameV, version: versionV, chain: jsonv.Number(chain), token: assetV}}, nil
 }
 
 // TransferWithAuthorization is the EIP-712 typed data of an EIP-3009
@@ -166,12 +190,7 @@ var (
 )
 
 func tokenAuthorization(name, version string, chainID int64, token string, types *jsonv.Object, primary string, authorization *jsonv.Object) *jsonv.Object {
-	return jsonv.Obj(
-		"domain", jsonv.Obj("name", name, "version", version, "chainId", chainID, "verifyingContract", token),
-		"types", types.Clone(),
-		"primaryType", primary,
-		"message", authorization.Clone(),
-	)
+	return tokenDomain{name: name, version: version, chain: jsonv.Number(chainID), token: token}.typedData(types, primary, authorization)
 }
 
 // ChainID returns the chain number of an eip155 network ("eip155:84532").
@@ -179,7 +198,7 @@ func ChainID(network string) (int64, bool) { return chainID(network) }
 
 func (ExactEIP3009) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	return jsonv.Obj("kind", "eip712", "typedData", TransferWithAuthorization(b.name, b.version, b.chain, b.asset, b.authorization)), nil
+	return jsonv.Obj("kind", "eip712", "typedData", b.domain.typedData(transferTypes, "TransferWithAuthorization", b.authorization)), nil
 }
 
 // MinSignatureBytes and MaxSignatureBytes bound a signature: 65 bytes for an
