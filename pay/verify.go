@@ -18,6 +18,7 @@ import (
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/solana"
 	"github.com/termsgate/termsgate/rails/stellar"
+	"github.com/termsgate/termsgate/rails/tempo"
 	"github.com/termsgate/termsgate/rails/xrpl"
 )
 
@@ -106,7 +107,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 		res.Pairing == evm.MPPAuthorizationID, res.Pairing == evm.MPPUSDCID,
 		res.Pairing == evm.AuthCaptureEIP3009ID, res.Pairing == evm.AuthCapturePermit2ID,
 		res.Pairing == evm.ExactERC7710SaltID, res.Pairing == evm.ExactERC7710ID,
-		res.Pairing == evm.MPPTransactionID, res.Pairing == evm.MPPHashID, res.Pairing == evm.MPPPermit2ID:
+		res.Pairing == evm.MPPTransactionID, res.Pairing == evm.MPPHashID, res.Pairing == evm.MPPPermit2ID,
+		res.Pairing == tempo.PushID:
 		r := vf.EVM[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)
@@ -131,6 +133,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			vf.checkMPPCall(res, r, v)
 		case evm.MPPPermit2ID:
 			vf.checkMPPPermit2(res, r, v)
+		case tempo.PushID:
+			vf.checkTempoPush(res, r, v)
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}

@@ -30,9 +30,8 @@ const (
 	// WhyRecurring: mpp/subscription/tempo authorizes a key to charge every
 	// period; each charge is the seller's later transaction.
 	WhyRecurring = "recurring-authorization"
-	// WhyTempoNotRead: the Tempo charges (memo, push) have their reference
-	// and status in rails/tempo; the buyer's read of them is not written
-	// yet.
+	// WhyTempoNotRead: mpp/charge/tempo/memo has its reference and status
+	// in rails/tempo; the buyer's read of it is not written yet.
 	WhyTempoNotRead = "tempo-not-read"
 )
 
@@ -43,7 +42,6 @@ var unreadPairings = map[string]string{
 	evm.MPPGatewayID:     WhyGateway,
 	tempo.SubscriptionID: WhyRecurring,
 	tempo.MemoID:         WhyTempoNotRead,
-	tempo.PushID:         WhyTempoNotRead,
 }
 
 // notRead reports a pairing with no settlement read, with why.

@@ -21,7 +21,6 @@ func TestSettlementNotRead(t *testing.T) {
 		evm.MPPGatewayID:     pay.WhyGateway,
 		tempo.SubscriptionID: pay.WhyRecurring,
 		tempo.MemoID:         pay.WhyTempoNotRead,
-		tempo.PushID:         pay.WhyTempoNotRead,
 	} {
 		for _, network := range []string{"eip155:8453", "eip155:4217"} {
 			v := vf.Check(&pay.Result{Pairing: pairing, Summary: pay.Summary{Grant: rails.Grant{Network: network}}})
