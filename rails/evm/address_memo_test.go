@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -150,5 +151,20 @@ func TestRequestAsTransferWithAuthorization(t *testing.T) {
 	again, _ := ExactEIP3009{}.Request(u)
 	if jsonv.String(again) != jsonv.String(want) {
 		t.Fatalf("a request changed the next: %s", jsonv.String(again))
+	}
+}
+
+// TestKeccakAsGoEthereum holds keccak (pooled states, their own buffers)
+// to crypto.Keccak256Hash over lengths around the rate and past the
+// buffer a pooled state keeps.
+func TestKeccakAsGoEthereum(t *testing.T) {
+	b := make([]byte, 5000)
+	for i := range b {
+		b[i] = byte(i*7 + i/3)
+	}
+	for _, n := range []int{0, 1, 31, 32, 66, 135, 136, 137, 256, 511, 512, 513, 4096, 4097, 5000, 32, 0} {
+		if got, want := keccak(b[:n]), crypto.Keccak256Hash(b[:n]); got != [32]byte(want) {
+			t.Fatalf("%d bytes: %x, want %x", n, got, want)
+		}
 	}
 }

@@ -306,7 +306,37 @@ func (ts *typeSet) hashStruct(t string, v jsonv.Value, depth int) ([32]byte, err
 	if err != nil {
 		return [32]byte{}, err
 	}
-	return crypto.Keccak256Hash(buf), nil
+	return keccak(buf), nil
+}
+
+// keccakers are Keccak-256 states, each with a buffer and an output of its
+// own, reused through a pool. crypto.Keccak256Hash pools its states too,
+// but what it is given goes through an interface's Write: a buffer on the
+// caller's stack (an encoded struct, a digest's preimage) moved to the heap,
+// with the list of its arguments, twice an allocation per hash. Copied
+// into the keccaker's own buffer, the caller's stays on its stack.
+type keccaker struct {
+	d   crypto.KeccakState
+	buf []byte
+	out [32]byte
+}
+
+var keccakers = sync.Pool{New: func() any {
+	return &keccaker{d: crypto.NewKeccakState(), buf: make([]byte, 0, 512)}
+}}
+
+// keccak is Keccak-256 of b (crypto.Keccak256Hash's), without allocating.
+func keccak(b []byte) [32]byte {
+	k := keccakers.Get().(*keccaker)
+	k.buf = append(k.buf[:0], b...)
+	k.d.Reset()
+	_, _ = k.d.Write(k.buf)
+	_, _ = k.d.Read(k.out[:])
+	h := k.out
+	if cap(k.buf) <= 4096 {
+		keccakers.Put(k) // a buffer grown by a long input is left to the collector
+	}
+	return h
 }
 
 // encodeStruct appends typeHash(t) ‖ encodeData(v) to buf: what hashStruct
@@ -487,7 +517,7 @@ func rememberedKeccak(memo *keccakMemo, b []byte) [32]byte {
 	if ok {
 		return h
 	}
-	h = crypto.Keccak256Hash(b)
+	h = keccak(b)
 	memo.Lock()
 	if memo.m == nil {
 		memo.m = map[string][32]byte{}
@@ -654,7 +684,7 @@ func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 	if len(enc) <= len(stack) {
 		ds = rememberedKeccak(&domainHashes, enc)
 	} else {
-		ds = crypto.Keccak256Hash(enc) // a domain of more members than any token's
+		ds = keccak(enc) // a domain of more members than any token's
 	}
 	sh, err := ts.hashStruct(primary, msg, 0)
 	if err != nil {
@@ -669,5 +699,5 @@ func digest712(domain, structHash [32]byte) [32]byte {
 	b[0], b[1] = 0x19, 0x01
 	copy(b[2:], domain[:])
 	copy(b[34:], structHash[:])
-	return crypto.Keccak256Hash(b[:])
+	return keccak(b[:])
 }
