@@ -108,7 +108,7 @@ func (vf *Verifier) Check(res *Result) *Verification {
 		res.Pairing == evm.AuthCaptureEIP3009ID, res.Pairing == evm.AuthCapturePermit2ID,
 		res.Pairing == evm.ExactERC7710SaltID, res.Pairing == evm.ExactERC7710ID,
 		res.Pairing == evm.MPPTransactionID, res.Pairing == evm.MPPHashID, res.Pairing == evm.MPPPermit2ID,
-		res.Pairing == tempo.PushID:
+		res.Pairing == tempo.PushID, res.Pairing == tempo.MemoID:
 		r := vf.EVM[v.Network]
 		if r == nil {
 			v.problem(ProblemNoReader)
@@ -133,8 +133,8 @@ func (vf *Verifier) Check(res *Result) *Verification {
 			vf.checkMPPCall(res, r, v)
 		case evm.MPPPermit2ID:
 			vf.checkMPPPermit2(res, r, v)
-		case tempo.PushID:
-			vf.checkTempoPush(res, r, v)
+		case tempo.PushID, tempo.MemoID:
+			vf.checkTempoCharge(res, r, v)
 		default:
 			vf.checkPermit2(res, evm.UptoPermit2{}, true, r, v)
 		}

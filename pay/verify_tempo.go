@@ -1,8 +1,10 @@
 package pay
 
-// Settlement the buyer checks for mpp/charge/tempo/push: the payer's
-// signer broadcast the Tempo transaction and the credential names its hash,
-// so the one read is it, whatever the Payment-Receipt names (another is
+// Settlement the buyer checks for mpp/charge/tempo/push and /memo: for push
+// the payer's signer broadcast the Tempo transaction and the credential
+// names its hash; for memo the credential carries the signed transaction,
+// which the seller broadcasts, and its hash is keccak256 of it. The one read
+// is it, whatever the Payment-Receipt names (another is
 // seller-named). Tempo answers eip155 JSON-RPC, so the reader is an
 // evm.Reader for the chain (rails/tempo/settlement.go). It must have landed
 // and hold the currency's TransferWithMemo whose memo (topic 3) is the
@@ -10,13 +12,15 @@ package pay
 // from the payer to the recipient of the amount.
 
 import (
+	"github.com/ethereum/go-ethereum/crypto"
+
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/evm"
 	"github.com/termsgate/termsgate/rails/mpp"
 	"github.com/termsgate/termsgate/rails/tempo"
 )
 
-func (vf *Verifier) checkTempoPush(res *Result, r evm.Reader, v *Verification) {
+func (vf *Verifier) checkTempoCharge(res *Result, r evm.Reader, v *Verification) {
 	b, err := mpp.ChallengeBound(res.Signed)
 	if err != nil || b.H != res.H {
 		v.problem(ProblemUnreadablePaid)
@@ -25,6 +29,17 @@ func (vf *Verifier) checkTempoPush(res *Result, r evm.Reader, v *Verification) {
 	cred, _ := jsonv.AsObject(res.Signed)
 	payload, _ := cred.GetObject("payload")
 	tx, _ := payload.GetString("hash")
+	if res.Pairing == tempo.MemoID {
+		// The seller broadcasts the signed transaction: its hash is
+		// keccak256 of the bytes signed (rails/tempo/tx.go).
+		s, _ := payload.GetString("signature")
+		wire, ok := evm.HexBytes(s)
+		if _, err := tempo.DecodeTx(wire); !ok || err != nil {
+			v.problem(ProblemUnreadablePaid)
+			return
+		}
+		tx = crypto.Keccak256Hash(wire).Hex()
+	}
 	if !mpp.IsWord32(tx) {
 		v.problem(ProblemUnreadablePaid)
 		return

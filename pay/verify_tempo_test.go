@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/gate"
 	"github.com/termsgate/termsgate/internal/loopback"
@@ -30,6 +32,12 @@ const tempoRecipient = "0x742d35Cc6634C0532925a3b844Bc9e7595f8fE00"
 // it. The Result is the one the gate's answer gives, the seller's receipt
 // naming the pushed hash.
 func tempoPushed(t *testing.T, url string, terms []byte) *pay.Result {
+	return tempoPaid(t, url, terms, tempo.PushID)
+}
+
+// tempoPaid is tempoPushed for pairing (push or memo: a memo credential is
+// signed, not broadcast, and its Result names nothing).
+func tempoPaid(t *testing.T, url string, terms []byte, pairing string) *pay.Result {
 	t.Helper()
 	h := atr.Sum(terms)
 	request := jsonv.Obj("amount", "1000000", "currency", strings.ToLower(tempo.PathUSD.Hex()),
@@ -56,14 +64,18 @@ func tempoPushed(t *testing.T, url string, terms []byte) *pay.Result {
 	defer node.Close()
 	node.CallTimeout, node.Wait, node.Poll = 500*time.Millisecond, 300*time.Millisecond, 10*time.Millisecond
 	g := &gate.Gate{Fetcher: &atr.Fetcher{Client: srv.Client(), Timeout: 5 * time.Second}}
-	got, err := g.Transact(context.Background(), doc, tempo.PushID, signer.NewTempo(key, node), nil)
+	wallet := signer.NewTempo(key, node)
+	// A memo transaction is signed, not sent, with the signer's own fees:
+	// above the loopback node's base fee, so the seller's broadcast lands.
+	wallet.Fees.MaxFeePerGas, wallet.Fees.MaxPriorityFeePerGas = big.NewInt(50_000_000_000), big.NewInt(1_000_000)
+	got, err := g.Transact(context.Background(), doc, pairing, wallet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	payload, _ := got.Signed.(*jsonv.Object).GetObject("payload")
 	hash, _ := payload.GetString("hash")
-	return &pay.Result{Pairing: tempo.PushID, H: h, Signed: got.Signed,
-		Summary: pay.Summary{Pairing: tempo.PushID, H: h, Grant: rails.Grant{Network: "eip155:42431", Asset: tempo.PathUSD.Hex(),
+	return &pay.Result{Pairing: pairing, H: h, Signed: got.Signed,
+		Summary: pay.Summary{Pairing: pairing, H: h, Grant: rails.Grant{Network: "eip155:42431", Asset: tempo.PathUSD.Hex(),
 			Payer: key.Address().Hex(), Payee: tempoRecipient, Amount: big.NewInt(1000000)}},
 		Settlement: &pay.Settlement{Success: true, Transaction: hash, Network: "eip155:42431"}}
 }
@@ -127,4 +139,49 @@ func TestSettlementTempoPush(t *testing.T) {
 		strings.ToLower(res.Settlement.Transaction): jsonv.Obj("status", 0, "blockNumber", "3", "logs", []jsonv.Value{})}}}}).Check(res)
 	wantProblems(t, v, pay.ProblemNotLanded)
 	wantEVMStatus(t, v, evm.StateFailed, evm.WhyReverted)
+}
+
+// TestSettlementTempoMemo: mpp/charge/tempo/memo, whose credential carries
+// the signed Tempo transaction the seller broadcasts: the transaction read
+// is keccak256 of it, not found until broadcast, then settled with the
+// attributed TransferWithMemo; a receipt naming another transaction is
+// seller-named, and a credential whose transaction does not decode is
+// payment-unreadable.
+func TestSettlementTempoMemo(t *testing.T) {
+	_, url, stop := temponode.Start(42431, "")
+	defer stop()
+	vf := &pay.Verifier{EVM: map[string]evm.Reader{"eip155:42431": tempoReader(t, url)}}
+	res := tempoPaid(t, url, []byte(`{"atrVersion":"1","id":"memo-a"}`), tempo.MemoID)
+	res.Settlement.Transaction = ""
+	wantProblems(t, vf.Check(res), pay.ProblemNotLanded)
+
+	payload, _ := res.Signed.(*jsonv.Object).GetObject("payload")
+	wire, _ := payload.GetString("signature")
+	node, err := evmrpc.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	node.Poll = 10 * time.Millisecond
+	hash, _, err := node.Send(context.Background(), common.FromHex(wire))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Settlement.Transaction = hash
+	v := vf.Check(res)
+	wantProblems(t, v)
+	if !evm.SameBytes(v.Transaction, hash) || v.Moved == nil || v.Moved.Int64() != 1000000 {
+		t.Fatalf("verified %+v", v)
+	}
+
+	other := tempoPushed(t, url, []byte(`{"atrVersion":"1","id":"memo-b"}`))
+	res.Settlement.Transaction = other.Settlement.Transaction
+	wantProblems(t, vf.Check(res), pay.ProblemSellerNamed)
+
+	bad := *res
+	cred := res.Signed.(*jsonv.Object).Clone()
+	p, _ := cred.GetObject("payload")
+	p.Set("signature", "0x76c0")
+	bad.Signed = cred
+	wantProblems(t, vf.Check(&bad), pay.ProblemUnreadablePaid)
 }

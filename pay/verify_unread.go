@@ -30,9 +30,6 @@ const (
 	// WhyRecurring: mpp/subscription/tempo authorizes a key to charge every
 	// period; each charge is the seller's later transaction.
 	WhyRecurring = "recurring-authorization"
-	// WhyTempoNotRead: mpp/charge/tempo/memo has its reference and status
-	// in rails/tempo; the buyer's read of it is not written yet.
-	WhyTempoNotRead = "tempo-not-read"
 )
 
 var unreadPairings = map[string]string{
@@ -41,7 +38,6 @@ var unreadPairings = map[string]string{
 	tempo.SessionID:      WhyChannel,
 	evm.MPPGatewayID:     WhyGateway,
 	tempo.SubscriptionID: WhyRecurring,
-	tempo.MemoID:         WhyTempoNotRead,
 }
 
 // notRead reports a pairing with no settlement read, with why.

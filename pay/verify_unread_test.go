@@ -20,7 +20,6 @@ func TestSettlementNotRead(t *testing.T) {
 		tempo.SessionID:      pay.WhyChannel,
 		evm.MPPGatewayID:     pay.WhyGateway,
 		tempo.SubscriptionID: pay.WhyRecurring,
-		tempo.MemoID:         pay.WhyTempoNotRead,
 	} {
 		for _, network := range []string{"eip155:8453", "eip155:4217"} {
 			v := vf.Check(&pay.Result{Pairing: pairing, Summary: pay.Summary{Grant: rails.Grant{Network: network}}})
