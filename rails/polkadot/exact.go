@@ -383,13 +383,34 @@ type Carried struct {
 }
 
 func lowerHex(s string, maxBytes int) ([]byte, bool) {
-	for i := 0; i < len(s); i++ { // not strings.ToLower: that copies a whole extrinsic
-		if c := s[i]; c >= 'A' && c <= 'Z' {
+	// mpp.HexBytes with its upper-case digits refused, in one pass over a
+	// table (an extrinsic is read three times a payment: by the signer's
+	// answer, Bound and the signer's summary; TestLowerHexAsHexBytes)
+	if len(s) < 2 || s[0] != '0' || s[1] != 'x' || len(s)%2 != 0 || len(s) > 2+2*maxBytes {
+		return nil, false
+	}
+	b := make([]byte, (len(s)-2)/2)
+	for i := range b {
+		hi, lo := lowerHexValue[s[2+2*i]], lowerHexValue[s[3+2*i]]
+		if hi > 15 || lo > 15 {
 			return nil, false
 		}
+		b[i] = hi<<4 | lo
 	}
-	return mpp.HexBytes(s, 0, maxBytes)
+	return b, true
 }
+
+// lowerHexValue is a byte's value as a lowercase hex digit, 0xff for any
+// other byte.
+var lowerHexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+	}
+	return t
+}()
 
 // WithSuffix checks that the extrinsic is a signed v4 one that ends with
 // call, the call starting at or after the signature's end.
