@@ -301,12 +301,17 @@ func (ts *typeSet) typeHash(t string) [32]byte {
 
 // hashStruct is the standard's hashStruct of v as type t.
 func (ts *typeSet) hashStruct(t string, v jsonv.Value, depth int) ([32]byte, error) {
-	var stack [8 * 32]byte
-	buf, err := ts.encodeStruct(stack[:0], t, v, depth)
+	// Encoded into a pooled keccaker's buffer: a buffer on this stack
+	// went to the heap anyway (the encoder is recursive, and Go's escape
+	// analysis lets no buffer through recursion stay on a stack).
+	k := keccakers.Get().(*keccaker)
+	defer k.release()
+	buf, err := ts.encodeStruct(k.buf[:0], t, v, depth)
 	if err != nil {
 		return [32]byte{}, err
 	}
-	return keccak(buf), nil
+	k.buf = buf[:0] // kept if it grew, release bounds it
+	return k.sum(buf), nil
 }
 
 // keccakers are Keccak-256 states, each with a buffer and an output of its
@@ -328,15 +333,26 @@ var keccakers = sync.Pool{New: func() any {
 // keccak is Keccak-256 of b (crypto.Keccak256Hash's), without allocating.
 func keccak(b []byte) [32]byte {
 	k := keccakers.Get().(*keccaker)
+	defer k.release()
 	k.buf = append(k.buf[:0], b...)
+	return k.sum(k.buf)
+}
+
+// sum is Keccak-256 of b, which must not be on a caller's stack (k.buf, or
+// memory already on the heap).
+func (k *keccaker) sum(b []byte) [32]byte {
 	k.d.Reset()
-	_, _ = k.d.Write(k.buf)
+	_, _ = k.d.Write(b)
 	_, _ = k.d.Read(k.out[:])
-	h := k.out
+	return k.out
+}
+
+// release returns k to the pool, unless a long input grew its buffer: that
+// one is left to the collector.
+func (k *keccaker) release() {
 	if cap(k.buf) <= 4096 {
-		keccakers.Put(k) // a buffer grown by a long input is left to the collector
+		keccakers.Put(k)
 	}
-	return h
 }
 
 // encodeStruct appends typeHash(t) ‖ encodeData(v) to buf: what hashStruct
@@ -674,17 +690,20 @@ func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 	}
 	msg, _ := td.Get("message")
 	// The domain separator is a function of its encoding alone (the type
-	// hash and the members' words): remembered by it.
-	var stack [8 * 32]byte
-	enc, err := ts.encodeStruct(stack[:0], "EIP712Domain", domain, 0)
+	// hash and the members' words): remembered by it. Encoded into a pooled
+	// buffer, as hashStruct's.
+	k := keccakers.Get().(*keccaker)
+	defer k.release()
+	enc, err := ts.encodeStruct(k.buf[:0], "EIP712Domain", domain, 0)
 	if err != nil {
 		return TypedDataParts{}, err
 	}
+	k.buf = enc[:0]
 	var ds [32]byte
-	if len(enc) <= len(stack) {
+	if len(enc) <= maxDomainEncoding {
 		ds = rememberedKeccak(&domainHashes, enc)
 	} else {
-		ds = keccak(enc) // a domain of more members than any token's
+		ds = k.sum(enc) // a domain of more members than any token's
 	}
 	sh, err := ts.hashStruct(primary, msg, 0)
 	if err != nil {
@@ -692,6 +711,10 @@ func typedDataHashes(td *jsonv.Object) (TypedDataParts, error) {
 	}
 	return TypedDataParts{DomainSeparator: ds, StructHash: sh, Digest: digest712(ds, sh)}, nil
 }
+
+// maxDomainEncoding is the longest domain encoding remembered: the type
+// hash and seven members.
+const maxDomainEncoding = 8 * 32
 
 // digest712 is keccak256(0x1901 ‖ domainSeparator ‖ structHash).
 func digest712(domain, structHash [32]byte) [32]byte {
