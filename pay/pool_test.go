@@ -157,8 +157,13 @@ func TestShippedPoolReusesConnections(t *testing.T) {
 		payConcurrently(t, client, seller.ResourceURL(), payers, 3)
 		n := conns.accepts.Load()
 		t.Logf("%d payments, %d connections", payers*3, n)
-		if n <= int64(3*payers) {
-			t.Fatalf("%d connections with 2 idle per host: the test does not tell pools apart", n)
+		// Compared per payment: with the terms cached a repeat payment is
+		// two requests, so an absolute bound on the default pool moves
+		// with the machine's speed; its rate against the shipped pool's
+		// is what the pool buys.
+		shipped, def := float64(accepts)/float64(payers*each), float64(n)/float64(payers*3)
+		if def < 2*shipped {
+			t.Fatalf("%.2f connections a payment with 2 idle per host against %.2f shipped: the test does not tell pools apart", def, shipped)
 		}
 	})
 }
