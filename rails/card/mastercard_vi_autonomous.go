@@ -7,6 +7,8 @@ package card
 // JWT's base64url SHA-256. L3b's sd_hash names L2 and L2's names L1.
 
 import (
+	"sync"
+
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
@@ -85,13 +87,20 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 	if len(l2) > MaxVILayer {
 		return nil, refuse(CodeTooLarge)
 	}
-	if sh, _ := agent.Issuer.Payload.GetString("sd_hash"); sh != sdjwt.Digest(l2) {
+	l2Read, known := autonomousLayers.get("l2", l2)
+	if !known {
+		l2Read.digest = sdjwt.Digest(l2)
+	}
+	if sh, _ := agent.Issuer.Payload.GetString("sd_hash"); sh != l2Read.digest {
 		return nil, refuse(CodeVISDHashMismatch)
 	}
-	user, err := readLayer(l2, TypUserDelegate)
-	if err != nil {
-		return nil, err
+	if !known {
+		if l2Read.p, err = readLayer(l2, TypUserDelegate); err != nil {
+			return nil, err
+		}
+		autonomousLayers.put("l2", l2, l2Read)
 	}
+	user := l2Read.p
 	var open []*jsonv.Object
 	for _, x := range mandates(user) {
 		if vct, _ := x.GetString("vct"); vct == OpenCheckoutVct {
@@ -124,16 +133,23 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 	if len(l1) > MaxVILayer {
 		return nil, refuse(CodeTooLarge)
 	}
-	if sh, _ := user.Issuer.Payload.GetString("sd_hash"); sh != sdjwt.Digest(l1) {
+	l1Read, known := autonomousLayers.get("l1", l1)
+	if !known {
+		l1Read.digest = sdjwt.Digest(l1)
+	}
+	if sh, _ := user.Issuer.Payload.GetString("sd_hash"); sh != l1Read.digest {
 		return nil, refuse(CodeVISDHashMismatch)
 	}
-	if n := countTilde(l1); n-1 > MaxVIDisclosures {
-		return nil, refuse(CodeTooLarge)
+	if !known {
+		if n := countTilde(l1); n-1 > MaxVIDisclosures {
+			return nil, refuse(CodeTooLarge)
+		}
+		if l1Read.p, err = sdjwt.Parse(l1); err != nil {
+			return nil, sdCode(err)
+		}
+		autonomousLayers.put("l1", l1, l1Read)
 	}
-	issued, err := sdjwt.Parse(l1)
-	if err != nil {
-		return nil, sdCode(err)
-	}
+	issued := l1Read.p
 	ucnf, _ := issued.Claims.Get("cnf")
 	userKey, ok := jwkOf(ucnf)
 	if !ok {
@@ -144,6 +160,42 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 	}
 	sub, _ := issued.Claims.GetString("sub")
 	return &Chain{Mandate: m, User: sub, Agent: kid}, nil
+}
+
+// autonomousLayers keeps the user's L2 and the issuer's L1 as read, by
+// their exact text: an agent presents them unchanged with every payment and
+// only its own L3b is new. An entry is made only for a layer that read
+// whole (its digest, and its parse); what ReadAutonomous reads from it is
+// only read, never changed, so sharing it across payments is safe. At its
+// size the memo starts again empty.
+var autonomousLayers = &layerMemo{seen: make(map[string]readLayerText)}
+
+const layerMemoSize = 64
+
+type readLayerText struct {
+	p      *sdjwt.Presentation
+	digest string
+}
+
+type layerMemo struct {
+	mu   sync.Mutex
+	seen map[string]readLayerText
+}
+
+func (m *layerMemo) get(which, text string) (readLayerText, bool) {
+	m.mu.Lock()
+	e, ok := m.seen[which+"\x00"+text]
+	m.mu.Unlock()
+	return e, ok
+}
+
+func (m *layerMemo) put(which, text string, e readLayerText) {
+	m.mu.Lock()
+	if len(m.seen) >= layerMemoSize {
+		clear(m.seen)
+	}
+	m.seen[which+"\x00"+text] = e
+	m.mu.Unlock()
 }
 
 func countTilde(s string) int {
