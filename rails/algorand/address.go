@@ -5,7 +5,8 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"strings"
-	"sync"
+
+	"github.com/termsgate/termsgate/internal/memo"
 )
 
 // An Algorand address is the account's Ed25519 public key followed by the
@@ -22,11 +23,11 @@ const AddressLen = 58
 
 // Address encodes a public key as its address.
 func Address(pub [32]byte) string {
-	if s, ok := written.get(pub); ok {
+	if s, ok := written.Get(pub); ok {
 		return s
 	}
 	s := writeAddress(pub)
-	written.put(pub, s)
+	written.Put(pub, s)
 	return s
 }
 
@@ -42,12 +43,12 @@ func writeAddress(pub [32]byte) string {
 // the base32 alphabet (upper case, no padding, zero trailing bits) whose
 // checksum matches.
 func ParseAddress(s string) ([32]byte, bool) {
-	if pub, ok := read.get(s); ok {
+	if pub, ok := read.Get(s); ok {
 		return pub, true
 	}
 	pub, ok := readAddress(s)
 	if ok {
-		read.put(s, pub)
+		read.Put(s, pub)
 	}
 	return pub, ok
 }
@@ -58,37 +59,13 @@ func ParseAddress(s string) ([32]byte, bool) {
 // written are kept (TestAddressMemoAgrees). Only addresses that read are
 // kept.
 var (
-	read    = newMemo[string, [32]byte]()
-	written = newMemo[[32]byte, string]()
+	read    = memo.New[string, [32]byte](memoSize)
+	written = memo.New[[32]byte, string](memoSize)
 )
 
 // memoSize bounds a memo: hostile input can name any number of addresses,
 // and a full memo is emptied, so it never holds more than this.
 const memoSize = 64
-
-// memo keeps the last results of a pure function, safe for concurrent use.
-type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
-}
-
-func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
-
-func (c *memo[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
 
 func readAddress(s string) ([32]byte, bool) {
 	var pub [32]byte

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/termsgate/termsgate/internal/memo"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 )
@@ -42,9 +43,7 @@ func TestAutonomousLayerMemoAgrees(t *testing.T) {
 		}
 	}
 	for _, order := range [][]string{{"bound", "flippedSignature", "withoutDco", "bound"}, {"withoutDco", "flippedSignature", "bound", "flippedSignature", "withoutDco"}} {
-		autonomousLayers.mu.Lock()
-		clear(autonomousLayers.seen)
-		autonomousLayers.mu.Unlock()
+		autonomousLayers = memo.New[string, readLayerText](layerMemoSize)
 		for _, name := range order {
 			check(name)
 			check(name)
@@ -63,11 +62,8 @@ func TestAutonomousLayerMemoAgrees(t *testing.T) {
 		t.Fatalf("another L1: %v", err)
 	}
 	for i := 0; i < 2*layerMemoSize; i++ {
-		autonomousLayers.put("l2", string(rune(i)), readLayerText{})
-		autonomousLayers.mu.Lock()
-		n := len(autonomousLayers.seen)
-		autonomousLayers.mu.Unlock()
-		if n > layerMemoSize {
+		autonomousLayers.Put(layerKey("l2", string(rune(i))), readLayerText{})
+		if n := autonomousLayers.Len(); n > layerMemoSize {
 			t.Fatalf("the memo holds %d", n)
 		}
 	}

@@ -7,9 +7,8 @@ package card
 // JWT's base64url SHA-256. L3b's sd_hash names L2 and L2's names L1.
 
 import (
-	"sync"
-
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/memo"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/sdjwt"
@@ -87,7 +86,7 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 	if len(l2) > MaxVILayer {
 		return nil, refuse(CodeTooLarge)
 	}
-	l2Read, known := autonomousLayers.get("l2", l2)
+	l2Read, known := autonomousLayers.Get(layerKey("l2", l2))
 	if !known {
 		l2Read.digest = sdjwt.Digest(l2)
 	}
@@ -98,7 +97,7 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 		if l2Read.p, err = readLayer(l2, TypUserDelegate); err != nil {
 			return nil, err
 		}
-		autonomousLayers.put("l2", l2, l2Read)
+		autonomousLayers.Put(layerKey("l2", l2), l2Read)
 	}
 	user := l2Read.p
 	var open []*jsonv.Object
@@ -133,7 +132,7 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 	if len(l1) > MaxVILayer {
 		return nil, refuse(CodeTooLarge)
 	}
-	l1Read, known := autonomousLayers.get("l1", l1)
+	l1Read, known := autonomousLayers.Get(layerKey("l1", l1))
 	if !known {
 		l1Read.digest = sdjwt.Digest(l1)
 	}
@@ -147,7 +146,7 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 		if l1Read.p, err = sdjwt.Parse(l1); err != nil {
 			return nil, sdCode(err)
 		}
-		autonomousLayers.put("l1", l1, l1Read)
+		autonomousLayers.Put(layerKey("l1", l1), l1Read)
 	}
 	issued := l1Read.p
 	ucnf, _ := issued.Claims.Get("cnf")
@@ -168,7 +167,7 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 // whole (its digest, and its parse); what ReadAutonomous reads from it is
 // only read, never changed, so sharing it across payments is safe. At its
 // size the memo starts again empty.
-var autonomousLayers = &layerMemo{seen: make(map[string]readLayerText)}
+var autonomousLayers = memo.New[string, readLayerText](layerMemoSize)
 
 const layerMemoSize = 64
 
@@ -177,26 +176,8 @@ type readLayerText struct {
 	digest string
 }
 
-type layerMemo struct {
-	mu   sync.Mutex
-	seen map[string]readLayerText
-}
-
-func (m *layerMemo) get(which, text string) (readLayerText, bool) {
-	m.mu.Lock()
-	e, ok := m.seen[which+"\x00"+text]
-	m.mu.Unlock()
-	return e, ok
-}
-
-func (m *layerMemo) put(which, text string, e readLayerText) {
-	m.mu.Lock()
-	if len(m.seen) >= layerMemoSize {
-		clear(m.seen)
-	}
-	m.seen[which+"\x00"+text] = e
-	m.mu.Unlock()
-}
+// layerKey names a layer's text, as L1 or L2.
+func layerKey(which, text string) string { return which + "\x00" + text }
 
 func countTilde(s string) int {
 	n := 0

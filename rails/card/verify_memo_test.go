@@ -55,10 +55,7 @@ func TestVerifyMemoAgrees(t *testing.T) {
 		if err := verifyES256(sign("layer."+string(rune('a'+i%26))+string(rune('a'+i/26))), jwk); err != nil {
 			t.Fatal(err)
 		}
-		verifiedES256.mu.Lock()
-		n := len(verifiedES256.seen)
-		verifiedES256.mu.Unlock()
-		if n > es256MemoSize {
+		if n := verifiedES256.Len(); n > es256MemoSize {
 			t.Fatalf("the memo holds %d", n)
 		}
 	}

@@ -14,9 +14,9 @@ import (
 	"errors"
 	"math/big"
 	"strings"
-	"sync"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/memo"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/sdjwt"
@@ -275,7 +275,7 @@ func verifyES256(j *sdjwt.JWT, jwk *jsonv.Object) error {
 	}
 	sum := sha256.Sum256([]byte(j.Signed))
 	key := es256Key(sum, j.Signature, pub)
-	if verifiedES256.has(key) {
+	if _, ok := verifiedES256.Get(key); ok {
 		return nil
 	}
 	r := new(big.Int).SetBytes(j.Signature[:32])
@@ -283,7 +283,7 @@ func verifyES256(j *sdjwt.JWT, jwk *jsonv.Object) error {
 	if !ecdsa.Verify(pub, sum[:], r, s) {
 		return refuse(CodeVISignatureInvalid)
 	}
-	verifiedES256.add(key)
+	verifiedES256.Put(key, struct{}{})
 	return nil
 }
 
@@ -293,14 +293,9 @@ func verifyES256(j *sdjwt.JWT, jwk *jsonv.Object) error {
 // the same key always gives the same answer, so each payment's read-back
 // verifies only the layer it signed anew. Only successes are kept, and the
 // memo is bounded: at its size it starts again empty.
-var verifiedES256 = &es256Memo{seen: make(map[[32]byte]struct{})}
+var verifiedES256 = memo.New[[32]byte, struct{}](es256MemoSize)
 
 const es256MemoSize = 256
-
-type es256Memo struct {
-	mu   sync.Mutex
-	seen map[[32]byte]struct{}
-}
 
 // es256Key names one verification: SHA-256 over the signed bytes' digest,
 // the signature and the key's uncompressed point.
@@ -313,22 +308,6 @@ func es256Key(signed [32]byte, sig []byte, pub *ecdsa.PublicKey) [32]byte {
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
-}
-
-func (m *es256Memo) has(k [32]byte) bool {
-	m.mu.Lock()
-	_, ok := m.seen[k]
-	m.mu.Unlock()
-	return ok
-}
-
-func (m *es256Memo) add(k [32]byte) {
-	m.mu.Lock()
-	if len(m.seen) >= es256MemoSize {
-		clear(m.seen)
-	}
-	m.seen[k] = struct{}{}
-	m.mu.Unlock()
 }
 
 // viUnsigned is a built checkout mandate.

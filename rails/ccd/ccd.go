@@ -23,6 +23,7 @@ import (
 
 	"github.com/termsgate/termsgate/atr"
 	"github.com/termsgate/termsgate/internal/base58"
+	"github.com/termsgate/termsgate/internal/memo"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/cbor"
@@ -86,12 +87,12 @@ func AccountBytes(addr string) ([]byte, error) {
 // back, and each decoding is base58 and two SHA-256s. Only addresses that
 // read are remembered.
 func account(addr string) ([32]byte, bool) {
-	if a, ok := accounts.get(addr); ok {
+	if a, ok := accounts.Get(addr); ok {
 		return a, true
 	}
 	a, ok := decodeAccount(addr)
 	if ok {
-		accounts.put(addr, a)
+		accounts.Put(addr, a)
 	}
 	return a, ok
 }
@@ -113,37 +114,13 @@ func decodeAccount(addr string) ([32]byte, bool) {
 }
 
 var (
-	accounts  = newMemo[string, [32]byte]()
-	addresses = newMemo[[32]byte, string]()
+	accounts  = memo.New[string, [32]byte](memoSize)
+	addresses = memo.New[[32]byte, string](memoSize)
 )
 
 // memoSize bounds a memo: hostile input can name any number of addresses,
 // and a full memo is emptied, so it never holds more than this.
 const memoSize = 64
-
-// memo keeps the last results of a pure function, safe for concurrent use.
-type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
-}
-
-func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
-
-func (c *memo[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
 
 // Memo is H's memo: the CBOR text string of LCP's string form, 78 4d and
 // the 77 ASCII bytes.

@@ -37,8 +37,8 @@ func TestAccountMemoAgrees(t *testing.T) {
 			t.Fatalf("%d: %s: memo %v, from scratch %v", i, bad, err, ok)
 		}
 	}
-	if len(accounts.m) > memoSize || len(addresses.m) > memoSize {
-		t.Fatalf("memos hold %d and %d", len(accounts.m), len(addresses.m))
+	if accounts.Len() > memoSize || addresses.Len() > memoSize {
+		t.Fatalf("memos hold %d and %d", accounts.Len(), addresses.Len())
 	}
 }
 

@@ -155,11 +155,11 @@ func Address(raw []byte) string {
 	if len(raw) != 32 {
 		return encodeAddress(raw)
 	}
-	if s, ok := addresses.get([32]byte(raw)); ok {
+	if s, ok := addresses.Get([32]byte(raw)); ok {
 		return s
 	}
 	s := encodeAddress(raw)
-	addresses.put([32]byte(raw), s)
+	addresses.Put([32]byte(raw), s)
 	return s
 }
 

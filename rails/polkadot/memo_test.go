@@ -29,8 +29,8 @@ func TestSS58MemoAgrees(t *testing.T) {
 			t.Fatalf("%d: a changed checksum read", i)
 		}
 	}
-	if len(decoded.m) > memoSize || len(encoded.m) > memoSize {
-		t.Fatalf("memos hold %d and %d", len(decoded.m), len(encoded.m))
+	if decoded.Len() > memoSize || encoded.Len() > memoSize {
+		t.Fatalf("memos hold %d and %d", decoded.Len(), encoded.Len())
 	}
 }
 

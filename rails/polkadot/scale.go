@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"math/big"
 	"math/bits"
-	"sync"
 
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/termsgate/termsgate/internal/base58"
+	"github.com/termsgate/termsgate/internal/memo"
 )
 
 // The few SCALE forms this pairing reads and writes
@@ -130,12 +130,12 @@ func DecodeSS58(s string) (account [32]byte, prefix byte, ok bool) {
 	// A payment reads the payee's and payer's addresses a dozen times
 	// (each check of the option, the build, the request, the read-back):
 	// the last ones read are kept.
-	if a, ok := decoded.get(s); ok {
+	if a, ok := decoded.Get(s); ok {
 		return a.account, a.prefix, true
 	}
 	account, prefix, ok = decodeSS58(s)
 	if ok {
-		decoded.put(s, ss58{account, prefix})
+		decoded.Put(s, ss58{account, prefix})
 	}
 	return account, prefix, ok
 }
@@ -156,11 +156,11 @@ func decodeSS58(s string) (account [32]byte, prefix byte, ok bool) {
 // EncodeSS58 writes account in the simple format under prefix (0–63).
 func EncodeSS58(account [32]byte, prefix byte) string {
 	a := ss58{account, prefix & 63}
-	if s, ok := encoded.get(a); ok {
+	if s, ok := encoded.Get(a); ok {
 		return s
 	}
 	s := encodeSS58(account, prefix)
-	encoded.put(a, s)
+	encoded.Put(a, s)
 	return s
 }
 
@@ -170,37 +170,13 @@ type ss58 struct {
 }
 
 var (
-	decoded = newMemo[string, ss58]()
-	encoded = newMemo[ss58, string]()
+	decoded = memo.New[string, ss58](memoSize)
+	encoded = memo.New[ss58, string](memoSize)
 )
 
 // memoSize bounds a memo: hostile input can name any number of addresses,
 // and a full memo is emptied, so it never holds more than this.
 const memoSize = 64
-
-// memo keeps the last results of a pure function, safe for concurrent use.
-type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
-}
-
-func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
-
-func (c *memo[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
 
 func encodeSS58(account [32]byte, prefix byte) string {
 	raw := make([]byte, 0, 35)

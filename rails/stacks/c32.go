@@ -2,7 +2,8 @@ package stacks
 
 import (
 	"crypto/sha256"
-	"sync"
+
+	"github.com/termsgate/termsgate/internal/memo"
 )
 
 // c32check addresses: "S", the version's c32 character, and c32 of the
@@ -77,11 +78,11 @@ func checksum(version byte, h []byte) []byte {
 // Address writes a standard address.
 func Address(version byte, h [20]byte) string {
 	k := c32Key{version, h}
-	if s, ok := written.get(k); ok {
+	if s, ok := written.Get(k); ok {
 		return s
 	}
 	s := writeAddress(version, h)
-	written.put(k, s)
+	written.Put(k, s)
 	return s
 }
 
@@ -99,47 +100,23 @@ type c32Key struct {
 }
 
 var (
-	read    = newMemo[string, c32Key]()
-	written = newMemo[c32Key, string]()
+	read    = memo.New[string, c32Key](memoSize)
+	written = memo.New[c32Key, string](memoSize)
 )
 
 // memoSize bounds a memo: hostile input can name any number of addresses,
 // and a full memo is emptied, so it never holds more than this.
 const memoSize = 64
 
-// memo keeps the last results of a pure function, safe for concurrent use.
-type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
-}
-
-func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
-
-func (c *memo[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
-
 // ParseAddress reads a standard address, checksum included, and refuses
 // any text that Address would not write back.
 func ParseAddress(s string) (version byte, h [20]byte, ok bool) {
-	if k, ok := read.get(s); ok {
+	if k, ok := read.Get(s); ok {
 		return k.version, k.h, true
 	}
 	version, h, ok = readAddress(s)
 	if ok {
-		read.put(s, c32Key{version, h})
+		read.Put(s, c32Key{version, h})
 	}
 	return version, h, ok
 }

@@ -9,11 +9,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/termsgate/termsgate/internal/base58"
+	"github.com/termsgate/termsgate/internal/memo"
 	"github.com/termsgate/termsgate/rails"
 )
 
@@ -62,11 +62,11 @@ type Address [21]byte
 // String is the base58check spelling (T…): the 21 bytes and the first 4
 // bytes of their double SHA-256.
 func (a Address) String() string {
-	if s, ok := written.get(a); ok {
+	if s, ok := written.Get(a); ok {
 		return s
 	}
 	s := writeAddress(a)
-	written.put(a, s)
+	written.Put(a, s)
 	return s
 }
 
@@ -82,12 +82,12 @@ func writeAddress(a Address) string {
 // ParseAddress reads a base58check address: 34 characters, 25 bytes
 // beginning 0x41, the checksum matching.
 func ParseAddress(s string) (Address, bool) {
-	if a, ok := read.get(s); ok {
+	if a, ok := read.Get(s); ok {
 		return a, true
 	}
 	a, ok := readAddress(s)
 	if ok {
-		read.put(s, a)
+		read.Put(s, a)
 	}
 	return a, ok
 }
@@ -97,37 +97,13 @@ func ParseAddress(s string) (Address, bool) {
 // base58 decoding and a double SHA-256; the last addresses read and written
 // are kept (TestAddressMemoAgrees). Only addresses that read are kept.
 var (
-	read    = newMemo[string, Address]()
-	written = newMemo[Address, string]()
+	read    = memo.New[string, Address](memoSize)
+	written = memo.New[Address, string](memoSize)
 )
 
 // memoSize bounds a memo: hostile input can name any number of addresses,
 // and a full memo is emptied, so it never holds more than this.
 const memoSize = 64
-
-// memo keeps the last results of a pure function, safe for concurrent use.
-type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
-}
-
-func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
-
-func (c *memo[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
 
 func readAddress(s string) (Address, bool) {
 	var a Address

@@ -3,9 +3,9 @@ package xrpl
 import (
 	"crypto/sha256"
 	"errors"
-	"sync"
 
 	"github.com/termsgate/termsgate/internal/base58"
+	"github.com/termsgate/termsgate/internal/memo"
 )
 
 // alphabet is the XRP Ledger's base58 alphabet (docs/xrpl.md "Addresses"):
@@ -75,23 +75,23 @@ type AccountID [20]byte
 
 // Address is the classic address of id: version 0, the id, a checksum.
 func (id AccountID) Address() string {
-	if s, ok := written.get(id); ok {
+	if s, ok := written.Get(id); ok {
 		return s
 	}
 	s := EncodeChecked([]byte{0}, id[:])
-	written.put(id, s)
+	written.Put(id, s)
 	return s
 }
 
 // ParseAddress reads a classic address (at most 35 characters) and checks
 // its version and checksum.
 func ParseAddress(s string) (AccountID, error) {
-	if id, ok := read.get(s); ok {
+	if id, ok := read.Get(s); ok {
 		return id, nil
 	}
 	id, err := readAddress(s)
 	if err == nil {
-		read.put(s, id)
+		read.Put(s, id)
 	}
 	return id, err
 }
@@ -102,37 +102,13 @@ func ParseAddress(s string) (AccountID, error) {
 // ones read and written are kept (TestAddressMemoAgrees). Only addresses
 // that read are kept.
 var (
-	read    = newMemo[string, AccountID]()
-	written = newMemo[AccountID, string]()
+	read    = memo.New[string, AccountID](memoSize)
+	written = memo.New[AccountID, string](memoSize)
 )
 
 // memoSize bounds a memo: hostile input can name any number of addresses,
 // and a full memo is emptied, so it never holds more than this.
 const memoSize = 64
-
-// memo keeps the last results of a pure function, safe for concurrent use.
-type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
-}
-
-func newMemo[K comparable, V any]() *memo[K, V] { return &memo[K, V]{m: make(map[K]V, memoSize)} }
-
-func (c *memo[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
 
 func readAddress(s string) (AccountID, error) {
 	if len(s) > 35 {

@@ -32,8 +32,8 @@ func TestAddressMemoAgrees(t *testing.T) {
 			}
 		}
 	}
-	if len(read.m) > memoSize || len(written.m) > memoSize {
-		t.Fatalf("memos hold %d and %d", len(read.m), len(written.m))
+	if read.Len() > memoSize || written.Len() > memoSize {
+		t.Fatalf("memos hold %d and %d", read.Len(), written.Len())
 	}
 }
 
