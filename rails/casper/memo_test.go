@@ -33,7 +33,7 @@ func TestDigestMemoAgrees(t *testing.T) {
 			}
 		}
 	}
-	if len(domains.m) > memoSize || len(words.m) > memoSize || len(digests.m) > memoSize {
+	if domains.Len() > memoSize || words.Len() > memoSize || digests.Len() > memoSize {
 		t.Fatal("a memo grew past its bound")
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 	"golang.org/x/crypto/blake2b"
 	"golang.org/x/crypto/sha3"
+
+	"github.com/termsgate/termsgate/internal/memo"
 )
 
 // CEP-3009's typed data is EIP-712's encoding
@@ -56,12 +58,12 @@ func keccak(parts ...[]byte) [32]byte {
 // keccak256 of a digest).
 func (a *Authorization) DomainSeparator() [32]byte {
 	key := domainKey{a.Name, a.Version, a.ChainName, a.ContractPackageHash}
-	if d, ok := domains.get(key); ok {
+	if d, ok := domains.Get(key); ok {
 		return d
 	}
 	n, v, c := keccak([]byte(a.Name)), keccak([]byte(a.Version)), keccak([]byte(a.ChainName))
 	d := keccak(DomainTypeHash[:], n[:], v[:], c[:], a.ContractPackageHash[:])
-	domains.put(key, d)
+	domains.Put(key, d)
 	return d
 }
 
@@ -71,8 +73,8 @@ type domainKey struct {
 }
 
 var (
-	domains = newMemo[domainKey]()
-	words   = newMemo[string]()
+	domains = memo.New[domainKey, [32]byte](memoSize)
+	words   = memo.New[string, [32]byte](memoSize)
 )
 
 // addressWord is an address's EIP-712 word: keccak256 of its 33 bytes. The
@@ -83,44 +85,19 @@ func addressWord(s string) [32]byte {
 		b, _ := hex.DecodeString(s)
 		return keccak(b)
 	}
-	if w, ok := words.get(s); ok {
+	if w, ok := words.Get(s); ok {
 		return w
 	}
 	var b [33]byte
 	n, _ := hex.Decode(b[:], []byte(s))
 	w := keccak(b[:n])
-	words.put(s, w)
+	words.Put(s, w)
 	return w
 }
 
-// memoSize bounds a memo: hostile requests and payments can name any
-// number of domains and addresses, and a full memo is emptied, so it never
-// holds more than this.
+// memoSize bounds each memo: hostile requests and payments can name any
+// number of domains and addresses (internal/memo empties a full one).
 const memoSize = 64
-
-// memo keeps the hashes of the last keys seen, safe for concurrent use.
-type memo[K comparable] struct {
-	mu sync.Mutex
-	m  map[K][32]byte
-}
-
-func newMemo[K comparable]() *memo[K] { return &memo[K]{m: make(map[K][32]byte, memoSize)} }
-
-func (c *memo[K]) get(k K) ([32]byte, bool) {
-	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	return v, ok
-}
-
-func (c *memo[K]) put(k K, v [32]byte) {
-	c.mu.Lock()
-	if len(c.m) >= memoSize {
-		clear(c.m)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
 
 // StructHash is hashStruct of the TransferWithAuthorization message.
 func (a *Authorization) StructHash() [32]byte {
@@ -146,7 +123,7 @@ type digestKey struct {
 	words  [6 * 32]byte
 }
 
-var digests = newMemo[digestKey]()
+var digests = memo.New[digestKey, [32]byte](memoSize)
 
 // Digest is the EIP-712 hash the payer's key signs:
 // keccak256(0x19 0x01 ‖ domain separator ‖ struct hash). One payment's
@@ -155,12 +132,12 @@ var digests = newMemo[digestKey]()
 // whole preimage.
 func (a *Authorization) Digest() [32]byte {
 	key := digestKey{a.DomainSeparator(), a.structWords()}
-	if d, ok := digests.get(key); ok {
+	if d, ok := digests.Get(key); ok {
 		return d
 	}
 	s := keccak(TransferTypeHash[:], key.words[:])
 	d := keccak([]byte{0x19, 0x01}, key.domain[:], s[:])
-	digests.put(key, d)
+	digests.Put(key, d)
 	return d
 }
 
