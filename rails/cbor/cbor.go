@@ -55,6 +55,15 @@ func Decode(b []byte) (*Value, error) {
 		return nil, ErrTooLarge
 	}
 	d := &decoder{b: b}
+	// One slab of values and one of child pointers for the whole input,
+	// sized by a first pass over the heads, instead of an allocation per
+	// item: Cardano's transaction is some sixty items. A first pass that
+	// does not finish (malformed, or over the caps) leaves the slabs empty,
+	// and the reading pass below refuses the input as before.
+	if n := countItems(b); n > 0 {
+		d.vals = make([]Value, n)
+		d.kids = make([]*Value, n-1)
+	}
 	v, err := d.item(0)
 	if err != nil {
 		return nil, err
@@ -69,6 +78,67 @@ type decoder struct {
 	b     []byte
 	pos   int
 	items int
+	vals  []Value  // the values still free in the slab
+	kids  []*Value // the child pointers still free in the slab
+}
+
+// countItems is the number of items in b's first item, read by heads
+// alone (no recursion: a count of the items still owed), or 0 where the
+// heads do not hold up or pass MaxItems. Nothing else is checked here:
+// item checks everything as it reads.
+func countItems(b []byte) int {
+	d := decoder{b: b}
+	owed, n := uint64(1), 0
+	for owed > 0 {
+		major, arg, err := d.head()
+		if err != nil || n >= MaxItems {
+			return 0
+		}
+		owed--
+		n++
+		switch major {
+		case Bytes, Text:
+			if arg > uint64(len(b)-d.pos) {
+				return 0
+			}
+			d.pos += int(arg)
+		case Array, Map:
+			if major == Map {
+				if arg > math.MaxUint32 {
+					return 0
+				}
+				arg *= 2
+			}
+			if arg > uint64(len(b)-d.pos) { // each item takes at least a byte
+				return 0
+			}
+			owed += arg
+		case Tag:
+			owed++
+		}
+	}
+	return n
+}
+
+// value is a new Value, from the slab while it lasts.
+func (d *decoder) value() *Value {
+	if len(d.vals) == 0 {
+		return new(Value)
+	}
+	v := &d.vals[0]
+	d.vals = d.vals[1:]
+	return v
+}
+
+// children is room for n child pointers, from the slab while it lasts;
+// its capacity is n, so that an append past it cannot reach a sibling's.
+func (d *decoder) children(n uint64) []*Value {
+	if n > uint64(len(d.kids)) {
+		return make([]*Value, 0, n)
+	}
+	c := d.kids[:0:n]
+	d.kids = d.kids[n:]
+	return c
 }
 
 func (d *decoder) head() (major int, arg uint64, err error) {
@@ -114,7 +184,8 @@ func (d *decoder) item(depth int) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Value{Major: major, N: arg}
+	v := d.value()
+	v.Major, v.N = major, arg
 	switch major {
 	case Uint, Neg:
 	case Bytes, Text:
@@ -138,7 +209,7 @@ func (d *decoder) item(depth int) (*Value, error) {
 		if n > uint64(len(d.b)-d.pos) { // each item takes at least a byte
 			return nil, ErrMalformed
 		}
-		v.Items = make([]*Value, 0, n)
+		v.Items = d.children(n)
 		for i := uint64(0); i < n; i++ {
 			c, err := d.item(depth + 1)
 			if err != nil {
@@ -155,7 +226,7 @@ func (d *decoder) item(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Items = []*Value{c}
+		v.Items = append(d.children(1), c)
 	case Simple:
 		if arg < 20 || arg > 22 { // false, true, null only; no floats or undefined
 			return nil, ErrMalformed
@@ -165,8 +236,47 @@ func (d *decoder) item(depth int) (*Value, error) {
 	return v, nil
 }
 
-// Encode writes v in the shortest form (Raw is ignored).
-func Encode(v *Value) []byte { return v.append(nil) }
+// Encode writes v in the shortest form (Raw is ignored), into one
+// allocation of the encoding's exact size.
+func Encode(v *Value) []byte { return v.append(make([]byte, 0, v.size())) }
+
+// headSize is the length of appendHead's head for arg.
+func headSize(arg uint64) int {
+	switch {
+	case arg < 24:
+		return 1
+	case arg < 1<<8:
+		return 2
+	case arg < 1<<16:
+		return 3
+	case arg < 1<<32:
+		return 5
+	}
+	return 9
+}
+
+// size is the length of v's encoding.
+func (v *Value) size() int {
+	switch v.Major {
+	case Bytes, Text:
+		return headSize(uint64(len(v.B))) + len(v.B)
+	case Array:
+		return headSize(uint64(len(v.Items))) + v.itemsSize()
+	case Map:
+		return headSize(uint64(len(v.Items)/2)) + v.itemsSize()
+	case Tag:
+		return headSize(v.N) + v.itemsSize()
+	}
+	return headSize(v.N)
+}
+
+func (v *Value) itemsSize() int {
+	n := 0
+	for _, c := range v.Items {
+		n += c.size()
+	}
+	return n
+}
 
 func appendHead(out []byte, major int, arg uint64) []byte {
 	m := byte(major << 5)
