@@ -74,6 +74,35 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 	}
 }
 
+// BenchmarkRoundTripFloorPrepaid is the floor as first defined: the same
+// two loopback TLS requests with a payment made beforehand, the seller
+// verifying it as it does (signature recovered, nonce = H): the GET
+// answered 402, then the GET carrying the payment, and nothing signed in
+// the loop. BenchmarkRoundTripFloor adds the one signature no x402 payment
+// can be made without after its 402.
+func BenchmarkRoundTripFloorPrepaid(b *testing.B) {
+	e := newEnv(b, nil)
+	e.noSeen = true
+	url := e.seller.ResourceURL()
+	resp, _, err := get(b, e.client, url)
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatalf("%v %v", err, resp)
+	}
+	payment := pay.ResultOf(resp).Header
+	c := &http.Client{Transport: e.base}
+	paid := e.seller.Paid.Load()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		roundTrip(b, c, url, "", http.StatusPaymentRequired)
+		roundTrip(b, c, url, payment, 200)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	if e.seller.Rejected.Load() != 0 || e.seller.Paid.Load()-paid != int64(b.N) {
+		b.Fatalf("%d rejected (%v), %d paid of %d", e.seller.Rejected.Load(), e.seller.LastRejection(), e.seller.Paid.Load()-paid, b.N)
+	}
+}
+
 // roundTrip GETs url (with payment in PAYMENT-SIGNATURE unless empty) and
 // wants status.
 func roundTrip(b *testing.B, c *http.Client, url, payment string, status int) {
