@@ -101,12 +101,12 @@ func (g *Gate) payAgreement(ctx context.Context, p rails.Pairing, chosen rails.C
 	if d != nil {
 		return nil, d
 	}
-	settle, err := g.allow(ctx, PaymentSummary{Pairing: p.ID(), H: h, Request: req, Chosen: chosen, Rail: p})
+	held, err := g.allow(ctx, PaymentSummary{Pairing: p.ID(), H: h, Request: req, Chosen: chosen, Rail: p})
 	if err != nil {
 		return nil, err
 	}
 	f, err := signSteps(ctx, p, chosen, u, req, signer, atrBytes, h)
-	settle(ctx, err) // once returned, the exchange sends it: it has left
+	held.settle(ctx, err) // once returned, the exchange sends it: it has left
 	if err != nil {
 		return nil, err
 	}

@@ -508,7 +508,7 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 	if g.Policy != nil {
 		held = hold.clone()
 	}
-	settle, err := g.allow(ctx, PaymentSummary{
+	kept, err := g.allow(ctx, PaymentSummary{
 		Pairing: hold.Pairing, H: h, Request: batch, Chosen: rails.Chosen{Pairing: hold.Pairing},
 		Rail: g.railOf(hold.Pairing), Hold: held,
 	})
@@ -516,7 +516,7 @@ func (g *Gate) signWithin(ctx context.Context, ch rails.Channel, built rails.InC
 		return nil, err
 	}
 	res, err := g.signBatch(ctx, ch, batch, len(reqs), built, w, hold, h, signer)
-	settle(ctx, err)
+	kept.settle(ctx, err)
 	return res, err
 }
 

@@ -100,7 +100,7 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 	// returned: the policy is asked about what it commits to first, before
 	// the agreement is paid, and what it reserved is kept only if the
 	// payment is returned.
-	committed := noSettle
+	var committed reservation
 	if _, ok := p.(rails.ConfirmSummarizer); ok && c.Request == nil {
 		if committed, err = g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Chosen: c.Chosen, Rail: p, ConfirmOnly: true}); err != nil {
 			return nil, err
@@ -113,27 +113,27 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 		}
 		agreed, err := g.agree(ctx, c.Bytes, c.Chosen.Agreement, payer, opts.Approved, inputs, ns)
 		if err != nil {
-			committed(ctx, errNotConfirmed)
+			committed.settle(ctx, errNotConfirmed)
 			return nil, err
 		}
 		if agreed.Receipt == nil {
-			committed(ctx, errNotConfirmed)
+			committed.settle(ctx, errNotConfirmed)
 			out.Approve = agreed.Approve
 			return out, nil
 		}
 		out.Agreement = agreed.Receipt
 	}
-	settle, err := g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen, Rail: p})
+	held, err := g.allow(ctx, PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen, Rail: p})
 	if err != nil {
 		return nil, err
 	}
 	f, err := signSteps(ctx, p, c.Chosen, c.unsigned, c.Request, signer, c.Bytes, c.H)
-	settle(ctx, err)
+	held.settle(ctx, err)
 	if err != nil {
-		committed(ctx, errNotConfirmed)
+		committed.settle(ctx, errNotConfirmed)
 		return nil, err
 	}
-	committed(ctx, nil)
+	committed.settle(ctx, nil)
 	out.Signed, out.Landed = f.Signed, f.Landed
 	return out, nil
 }
@@ -143,39 +143,58 @@ func (g *Gate) Transact(ctx context.Context, doc jsonv.Value, pairing string, si
 var errNotConfirmed = errors.New("gate: the confirm-only payment was not returned")
 
 // allow asks the policy about a payment about to be signed. When it allows,
-// the caller calls settle once with the outcome of the signing: nil or a
-// decline that kept the payment as moved commits what the policy reserved,
-// any other error releases it.
-func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (settle func(context.Context, error), err error) {
+// the caller calls settle on the reservation once with the outcome of the
+// signing: nil or a decline that kept the payment as moved commits what the
+// policy reserved, any other error releases it.
+func (g *Gate) allow(ctx context.Context, ps PaymentSummary) (reservation, error) {
 	if g.Policy == nil || ps.Request == nil && !ps.ConfirmOnly {
-		return noSettle, nil
+		return reservation{}, nil
 	}
 	progress(ctx, "asking the policy")
 	if err := g.Policy.Allow(ctx, ps); err != nil {
 		var d *Decline
 		if errors.As(err, &d) {
-			return nil, d
+			return reservation{}, d
 		}
-		return nil, decline(NoPayableOption, err.Error())
+		return reservation{}, decline(NoPayableOption, err.Error())
 	}
 	r, ok := g.Policy.(Reserver)
 	if !ok {
-		return noSettle, nil
+		return reservation{}, nil
 	}
-	// A copy, so that only a Reserver's summary is kept: a parameter the
-	// closure captured would be moved to the heap on every call.
-	kept := ps
-	return func(ctx context.Context, err error) {
-		var d *Decline
-		if err == nil || errors.As(err, &d) && d.Moved != nil {
-			r.Commit(ctx, kept)
-		} else {
-			r.Release(ctx, kept)
-		}
-	}, nil
+	return reservation{r: r, ps: ps}, nil
 }
 
-func noSettle(context.Context, error) {}
+// reservation is what a Reserver policy holds for one payment it allowed,
+// until settle. A value the caller keeps, not a closure: a closure and the
+// summary it captured were two allocations on every payment.
+type reservation struct {
+	r  Reserver // nil: nothing is held
+	ps PaymentSummary
+}
+
+// settle commits (err nil, or a decline that kept the payment as moved) or
+// releases what the policy reserved; after the first call it does nothing.
+func (s *reservation) settle(ctx context.Context, err error) {
+	r := s.r
+	if r == nil {
+		return
+	}
+	s.r = nil
+	if err == nil || keptMoved(err) {
+		r.Commit(ctx, s.ps)
+	} else {
+		r.Release(ctx, s.ps)
+	}
+}
+
+// keptMoved reports a decline that kept the payment as moved (its
+// signature may have left). Its own function, so that the target
+// errors.As needs is made only on a decline.
+func keptMoved(err error) bool {
+	var d *Decline
+	return errors.As(err, &d) && d.Moved != nil
+}
 
 // signSteps drives the signer through at most MaxSignerCalls requests,
 // finishing after each answer (docs/protocol.md, "Transact", the signing steps).

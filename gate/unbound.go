@@ -87,7 +87,7 @@ func (g *Gate) TransactUnbound(ctx context.Context, doc jsonv.Value, pairing str
 	if err != nil {
 		return nil, decline(OfferUnreadable, refusalCode(err))
 	}
-	settle, err := g.allow(ctx, PaymentSummary{Pairing: pairing, Request: req, Chosen: chosen, Rail: p, Unbound: true})
+	held, err := g.allow(ctx, PaymentSummary{Pairing: pairing, Request: req, Chosen: chosen, Rail: p, Unbound: true})
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (g *Gate) TransactUnbound(ctx context.Context, doc jsonv.Value, pairing str
 	answer, err := signSafely(ctx, signer, req)
 	if err != nil {
 		err = decline(SignerFailed, DetailSignerFailed).because(err)
-		settle(ctx, err)
+		held.settle(ctx, err)
 		return nil, err
 	}
 	done, err := protect(func() (rails.Completion, error) { return p.Complete(b.u, answer, chosen) })
@@ -117,7 +117,7 @@ func (g *Gate) TransactUnbound(ctx context.Context, doc jsonv.Value, pairing str
 	}
 	// Nothing signed left the gate on a decline (these pairings move no
 	// value themselves), so what the policy reserved is released.
-	settle(ctx, err)
+	held.settle(ctx, err)
 	if err != nil {
 		return nil, err
 	}

@@ -94,13 +94,20 @@ func (b *MemoryBudget) Reserve(_ context.Context, key BudgetKey, amount, ceiling
 	defer b.mu.Unlock()
 	total := b.total[key]
 	if total == nil {
-		total = new(big.Int)
+		if ceiling != nil && amount.Cmp(ceiling) > 0 {
+			return "", ErrBudgetExhausted
+		}
+		b.total[key] = new(big.Int).Set(amount)
+	} else {
+		// In place, and undone if over: the total is the budget's own
+		// (Spent copies it), and a sum made apart cost two allocations on
+		// every payment.
+		total.Add(total, amount)
+		if ceiling != nil && total.Cmp(ceiling) > 0 {
+			total.Sub(total, amount)
+			return "", ErrBudgetExhausted
+		}
 	}
-	next := new(big.Int).Add(total, amount)
-	if ceiling != nil && next.Cmp(ceiling) > 0 {
-		return "", ErrBudgetExhausted
-	}
-	b.total[key] = next
 	b.next++
 	id := strconv.FormatUint(b.next, 10)
 	b.reserved[id] = reservation{key: key, amount: new(big.Int).Set(amount)}

@@ -440,19 +440,15 @@ func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s 
 	type want struct {
 		key             BudgetKey
 		amount, ceiling *big.Int
-		what            func() string // only when refused: the strings cost allocations
+		what            budgetKind // said only when refused: the strings cost allocations
 	}
 	var buf [3]want
-	wants := append(buf[:0], want{key, counted, lim.budget, func() string { return "budget " + fmt.Sprint(lim.budget) }})
+	wants := append(buf[:0], want{key, counted, lim.budget, assetBudget})
 	if lim.budgetUSD != nil {
-		wants = append(wants, want{usdKey(s.Network, s.Asset), atto(usd), lim.budgetUSD, func() string {
-			return "budget " + dollars(new(big.Rat).SetFrac(lim.budgetUSD, attoPerUSD)) + " in this asset"
-		}})
+		wants = append(wants, want{usdKey(s.Network, s.Asset), atto(usd), lim.budgetUSD, assetBudgetUSD})
 	}
 	if p.totalUSD != nil {
-		wants = append(wants, want{TotalUSDKey, atto(usd), p.totalUSD, func() string {
-			return "budget " + dollars(new(big.Rat).SetFrac(p.totalUSD, attoPerUSD)) + " in all"
-		}})
+		wants = append(wants, want{TotalUSDKey, atto(usd), p.totalUSD, totalBudgetUSD})
 	}
 	ids := make([]string, 0, len(wants))
 	for _, w := range wants {
@@ -462,7 +458,7 @@ func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s 
 				_ = p.budget.Release(ctx, ids[i])
 			}
 			if errors.Is(err, ErrBudgetExhausted) {
-				return refuseAsked(DetailBudgetExhausted, s, counted, w.what())
+				return refuseAsked(DetailBudgetExhausted, s, counted, w.what.said(w.ceiling))
 			}
 			return refuseAsked(DetailBudgetUnavailable, s, counted, err.Error())
 		}
@@ -473,6 +469,29 @@ func (p *Policy) allowSummarized(ctx context.Context, ps gate.PaymentSummary, s 
 	p.pending[k] = append(p.pending[k], ids)
 	p.mu.Unlock()
 	return nil
+}
+
+// budgetKind names a budget in a refusal: the asset's in atomic units, the
+// asset's in dollars, or the total in dollars. A kind rather than a closure
+// over the limit, which was an allocation on every payment allowed.
+type budgetKind int
+
+const (
+	assetBudget budgetKind = iota
+	assetBudgetUSD
+	totalBudgetUSD
+)
+
+// said is the refusal's why for the budget of kind whose ceiling was
+// reached (atomic units, or atto-dollars for the dollar budgets).
+func (k budgetKind) said(ceiling *big.Int) string {
+	switch k {
+	case assetBudgetUSD:
+		return "budget " + dollars(new(big.Rat).SetFrac(ceiling, attoPerUSD)) + " in this asset"
+	case totalBudgetUSD:
+		return "budget " + dollars(new(big.Rat).SetFrac(ceiling, attoPerUSD)) + " in all"
+	}
+	return "budget " + fmt.Sprint(ceiling)
 }
 
 // refuseAsked is the refusal detail, then what was asked: the amount, the

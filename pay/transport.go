@@ -327,8 +327,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 
-	retry := req.Clone(ctx)
-	retry.Header.Set(res.HeaderName, res.Header)
+	retry := paidRequest(req, res.HeaderName, res.Header)
 	retry.Body, retry.GetBody, retry.ContentLength = req.Body, nil, first.ContentLength
 	if again != nil {
 		retry.Body, retry.GetBody = body, again
@@ -433,13 +432,22 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	if t.Policy != nil {
 		a.policies = append(a.policies, t.Policy)
 	}
-	gc := *g
+	// The gate's copy lives in the attempt, its policy: one allocation
+	// for both.
+	a.gate = *g
+	gc := &a.gate
 	gc.Policy = a
 	gc.Fetcher = t.cachingFetcher(g.Fetcher)
-	transact := gc.Transact
 	if o.unbound {
 		t.logger().WarnContext(ctx, "pay: paying unbound: the offer publishes no terms", "url", logURL(req.URL), "pairing", pairing)
-		transact = gc.TransactUnbound
+	}
+	// A function, not a method value of gc: that was an allocation of
+	// its own on every payment.
+	transact := func(ctx context.Context, doc jsonv.Value, pairing string, signer gate.Signer, opts *gate.TransactOptions) (*gate.Transacted, error) {
+		if o.unbound {
+			return gc.TransactUnbound(ctx, doc, pairing, signer, opts)
+		}
+		return gc.Transact(ctx, doc, pairing, signer, opts)
 	}
 	opts := &gate.TransactOptions{Inputs: o.inputsFor(t, pairing), AgreementSigner: t.AgreementSigner, Chose: o.chose}
 	tx, err := transact(ctx, o.doc, pairing, t.Signer, opts)
@@ -494,6 +502,35 @@ func (t *Transport) pay(ctx context.Context, req *http.Request, o offer, pairing
 	return res, nil
 }
 
+// paidRequest is req to be sent again carrying the payment in header name:
+// a shallow copy with a header map of its own, as RoundTrip may not change
+// req (golang.org/x/oauth2's Transport copies a request the same way).
+// req.Clone's deep copy of the URL and its header map grown by the extra
+// member were three allocations that nothing needed: net/http neither
+// changes an outgoing request's URL nor keeps it.
+func paidRequest(req *http.Request, name, value string) *http.Request {
+	retry := new(http.Request)
+	*retry = *req
+	n := 1
+	for _, vv := range req.Header {
+		n += len(vv)
+	}
+	values := make([]string, 0, n) // one array for every value, as Header.Clone makes
+	h := make(http.Header, len(req.Header)+1)
+	for k, vv := range req.Header {
+		if vv == nil {
+			h[k] = nil // Header.Clone keeps a nil value nil: net/http then omits the header
+			continue
+		}
+		values = append(values, vv...)
+		h[k] = values[len(values)-len(vv) : len(values) : len(values)]
+	}
+	values = append(values, value)
+	h[http.CanonicalHeaderKey(name)] = values[len(values)-1:]
+	retry.Header = h
+	return retry
+}
+
 // declined reports d and returns the error the request fails with.
 func (t *Transport) declined(req *http.Request, d *gate.Decline) error {
 	ctx := req.Context()
@@ -521,6 +558,7 @@ type attempt struct {
 	// agreement payment, and the offer's may follow it.
 	agreementFirst bool
 	bufs           [2][2]gate.Policy // what policies and passed start in: Gate.Policy and Transport.Policy
+	gate           gate.Gate         // the Transport's gate with this attempt as its Policy
 }
 
 func (a *attempt) Allow(ctx context.Context, ps gate.PaymentSummary) error {

@@ -39,6 +39,32 @@ func Run(t *testing.T, newBudget func(t *testing.T) pay.Budget) {
 		}
 		spent(t, b, usdc, 100)
 	})
+	t.Run("the first reservation of a key over its ceiling records nothing", func(t *testing.T) {
+		b := newBudget(t)
+		if _, err := b.Reserve(ctx, usdc, big.NewInt(101), big.NewInt(100)); !errors.Is(err, pay.ErrBudgetExhausted) {
+			t.Fatalf("101 reserved under a ceiling of 100: %v", err)
+		}
+		spent(t, b, usdc, 0)
+		reserve(t, b, usdc, 100, 100)
+	})
+	t.Run("the budget keeps no caller's number", func(t *testing.T) {
+		b := newBudget(t)
+		amount := big.NewInt(10)
+		if _, err := b.Reserve(ctx, usdc, amount, big.NewInt(100)); err != nil {
+			t.Fatal(err)
+		}
+		amount.SetInt64(90) // the caller's value changes after the first reservation,
+		if _, err := b.Reserve(ctx, usdc, amount, big.NewInt(200)); err != nil {
+			t.Fatal(err)
+		}
+		amount.SetInt64(1000) // and after a later one
+		n, err := b.Spent(ctx, usdc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.SetInt64(0) // and what Spent returned is changed
+		spent(t, b, usdc, 100)
+	})
 	t.Run("release gives back, commit keeps", func(t *testing.T) {
 		b := newBudget(t)
 		kept := reserve(t, b, usdc, 30, 100)
