@@ -117,7 +117,18 @@ func legalContext(doc *jsonv.Object) (h, link, agreement string, err error) {
 			return "", "", "", err
 		}
 	}
-	return hash.String(), link, agreement, nil
+	return lowerHash(value, hash), link, agreement, nil
+}
+
+// lowerHash is hash.String(): value itself when it is written so already
+// (as sellers write it), which spares the string on every read.
+func lowerHash(value string, hash atr.Hash) string {
+	for i := 2; i < len(value); i++ {
+		if c := value[i]; 'A' <= c && c <= 'F' {
+			return hash.String()
+		}
+	}
+	return value // ParseHash took it: "0x" and 64 hex digits, none upper case
 }
 
 // eitherSpelling returns the member under the camel or the snake name; ok is
