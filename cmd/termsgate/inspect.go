@@ -57,7 +57,8 @@ PAYMENT is a file (or standard input) holding one of:
   a bare signed Polkadot extrinsic (0x hex);
   a bare Concordium V1 sponsored transaction {version, signatures, header,
   payload} (the payment's signedTransaction; without signatures, what the
-  wallet signs);
+  wallet signs), or its signed binary form in hex (0x optional), bare or as
+  a block item;
   an agentic checkout's: a presented {checkout_mandate, checkout_jwt}, an ACP
   {allowance}, a completed {checkout|booking|session: …} or an ACK payment
   request body (docs/checkout.md).
@@ -128,6 +129,13 @@ func inspect(text []byte, name, pairing string) (rails.Inspection, error) {
 		if in, err := guard("polkadot.InspectExtrinsic", func() (rails.Inspection, error) { return polkadot.InspectExtrinsic(s) }); err == nil {
 			return in, nil
 		}
+	}
+	// A bare Concordium transaction in binary, hex (0x optional), bare or
+	// as a block item: routed only when the bytes parse whole as one (its
+	// signature maps, the sponsor's bitmap, the payload its header sizes),
+	// which no other chain's blob does; any other hex reads on as before.
+	if isHexText(strings.TrimPrefix(s, "0x")) && ccd.IsBareBinary(s) {
+		return guard("ccd.InspectBareBinary", func() (rails.Inspection, error) { return ccd.InspectBareBinary(s) })
 	}
 	if isHexText(s) {
 		// A Tron transaction is protobuf whose first field is raw_data

@@ -105,30 +105,36 @@ func InspectBare(o *jsonv.Object) (rails.Inspection, error) {
 		if err != nil {
 			return rails.Inspection{}, bare("the transaction", err)
 		}
-		s, decimals, err := transferOf(w)
-		if err != nil {
-			return rails.Inspection{}, bare("the transfer's memo or operations", err)
-		}
-		asset := CCD
-		if w.Tx.Payload[0] == typeTokenUpdate {
-			asset = tokenIDOf(w.Tx.Payload)
-		}
-		kind := KindBareUnsigned
-		if signed {
-			kind = KindBareSigned
-		}
-		g := rails.Grant{Asset: asset, Decimals: decimals, Amount: new(big.Int).SetUint64(s.Amount),
-			Payer: Address(s.Sender), Payee: Address(s.Receiver), PayableUntil: time.Unix(s.Expiry, 0).UTC()}
-		d := txDetails(w)
-		d.Set("memo", hex.EncodeToString(Memo(s.H)))
-		d.Set("expiry", strconv.FormatInt(s.Expiry, 10))
-		d.Set("network", "? (the transaction names no chain: the node it is sent to does)")
-		where := "payload.memo: the transferWithMemo's memo, one CBOR text string of lcp:sha256:0x… (x402/exact/ccd)"
-		if asset != CCD {
-			where = "payload.operations: the one transfer's memo, tag 24 around one CBOR text string of lcp:sha256:0x… (x402/exact/ccd)"
-		}
-		return rails.Inspection{Kind: kind, Grant: g, H: s.H.String(), WhereH: where, Details: d}, nil
+		return bareInspection(w, signed)
 	})
+}
+
+// bareInspection states a rebuilt bare transaction: InspectBare's, and
+// InspectBareBinary's.
+func bareInspection(w *Wire, signed bool) (rails.Inspection, error) {
+	s, decimals, err := transferOf(w)
+	if err != nil {
+		return rails.Inspection{}, bare("the transfer's memo or operations", err)
+	}
+	asset := CCD
+	if w.Tx.Payload[0] == typeTokenUpdate {
+		asset = tokenIDOf(w.Tx.Payload)
+	}
+	kind := KindBareUnsigned
+	if signed {
+		kind = KindBareSigned
+	}
+	g := rails.Grant{Asset: asset, Decimals: decimals, Amount: new(big.Int).SetUint64(s.Amount),
+		Payer: Address(s.Sender), Payee: Address(s.Receiver), PayableUntil: time.Unix(s.Expiry, 0).UTC()}
+	d := txDetails(w)
+	d.Set("memo", hex.EncodeToString(Memo(s.H)))
+	d.Set("expiry", strconv.FormatInt(s.Expiry, 10))
+	d.Set("network", "? (the transaction names no chain: the node it is sent to does)")
+	where := "payload.memo: the transferWithMemo's memo, one CBOR text string of lcp:sha256:0x… (x402/exact/ccd)"
+	if asset != CCD {
+		where = "payload.operations: the one transfer's memo, tag 24 around one CBOR text string of lcp:sha256:0x… (x402/exact/ccd)"
+	}
+	return rails.Inspection{Kind: kind, Grant: g, H: s.H.String(), WhereH: where, Details: d}, nil
 }
 
 // transferOf reads the one transfer of a rebuilt transaction's payload:
