@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/termsgate/termsgate/atr"
+	"github.com/termsgate/termsgate/internal/memo"
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails"
 	"github.com/termsgate/termsgate/rails/mpp"
@@ -156,6 +157,47 @@ func requestTransfer(checked *mpp.Checked) (Chain, Principal, string, uint64, Pr
 	return c, contract, asset, amount, recipient, nil
 }
 
+// chosen is what Build reads of a chosen challenge: the H its id names
+// and the transfer its request asks for.
+type chosen struct {
+	h                   atr.Hash
+	chain               Chain
+	contract, recipient Principal
+	asset               string
+	amount              uint64
+}
+
+// chosenRead keeps the challenges Build read, by their exact text: the
+// gate builds twice per payment (Build, then Finish's rebuild) from the
+// same choice, and the challenge's request and opaque are base64url JSON
+// to decode and check each time. Only challenges that passed every check
+// are kept, and what is kept depends on the text alone (the checks read
+// no clock), so a hit is the same answer (TestChosenMemoAgrees).
+var chosenRead = memo.New[string, chosen](memoSize)
+
+// chosenTransfer is mpp.CheckChosen (the challenge as placed, offering the
+// pairing, its id naming h) and requestTransfer, read once per challenge.
+func chosenTransfer(challenge *jsonv.Object, h atr.Hash) (chosen, error) {
+	key := string(jsonv.Marshal(challenge))
+	if t, ok := chosenRead.Get(key); ok {
+		if t.h != h {
+			return chosen{}, rails.Refuse(mpp.CodeIDNotOurs)
+		}
+		return t, nil
+	}
+	checked, err := mpp.CheckChosen(challenge, ChargeUSDCID, h)
+	if err != nil {
+		return chosen{}, err
+	}
+	c, contract, asset, amount, recipient, err := requestTransfer(checked)
+	if err != nil {
+		return chosen{}, err
+	}
+	t := chosen{h: h, chain: c, contract: contract, recipient: recipient, asset: asset, amount: amount}
+	chosenRead.Put(key, t)
+	return t, nil
+}
+
 // Build checks the choice (the challenge as placed, offering the pairing,
 // its id naming h; the request as the chain reads it) and writes the
 // unsigned transfer from the payer: TransferSpec.Build with the memo
@@ -170,14 +212,11 @@ func (ChargeUSDC) Build(choice jsonv.Value, _ []byte, h atr.Hash) (rails.Unsigne
 	if !ok {
 		return nil, rails.Refuse(mpp.CodeInputMalformed)
 	}
-	checked, err := mpp.CheckChosen(challenge, ChargeUSDCID, h)
+	t, err := chosenTransfer(challenge, h)
 	if err != nil {
 		return nil, err
 	}
-	c, contract, asset, amount, recipient, err := requestTransfer(checked)
-	if err != nil {
-		return nil, err
-	}
+	c, contract, asset, amount, recipient := t.chain, t.contract, t.asset, t.amount, t.recipient
 	from := mpp.String(o, "from")
 	payer, ok := c.ParseStandard(from)
 	if !ok || payer.Version != c.Single {
