@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -101,12 +102,56 @@ func (f *Fetcher) doer() Doer {
 		if c == nil {
 			c = defaultClient()
 		}
+		if cc := lastCopy(c); cc != nil {
+			return cc
+		}
 		cc := *c
-		cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		cc.CheckRedirect = noRedirect
 		cc.Jar = nil
+		rememberCopy(c, &cc)
 		return &cc
 	}
 	return d
+}
+
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// A payer fetches through the same client again and again: the last copy
+// doer made is kept with what it was made from, and handed out again while
+// the client is the same one with the same Transport and Timeout (the only
+// fields the copy takes from it: CheckRedirect and Jar are replaced). Only
+// a nil Transport or an *http.Transport is kept, a pointer that compares
+// safely; the copy is never written once made, and a Client is safe for
+// concurrent use.
+type clientCopy struct {
+	from      *http.Client
+	transport http.RoundTripper
+	timeout   time.Duration
+	copy      *http.Client
+}
+
+var lastClientCopy atomic.Pointer[clientCopy]
+
+func lastCopy(c *http.Client) *http.Client {
+	m := lastClientCopy.Load()
+	if m == nil || m.from != c || m.timeout != c.Timeout || !keptTransport(c.Transport) || m.transport != c.Transport {
+		return nil
+	}
+	return m.copy
+}
+
+func rememberCopy(from, cc *http.Client) {
+	if keptTransport(from.Transport) {
+		lastClientCopy.Store(&clientCopy{from: from, transport: from.Transport, timeout: from.Timeout, copy: cc})
+	}
+}
+
+func keptTransport(rt http.RoundTripper) bool {
+	switch rt.(type) {
+	case nil, *http.Transport:
+		return true
+	}
+	return false
 }
 
 // bodyHonoursContext reports a Doer whose response bodies end when their
@@ -354,7 +399,15 @@ func readStreamed(rc io.ReadCloser, sum io.Writer) ([]byte, error) {
 // Doer that followed a redirect itself shows up here.
 func sameTarget(got, want *url.URL) bool {
 	return strings.EqualFold(got.Scheme, want.Scheme) && strings.EqualFold(got.Host, want.Host) &&
-		got.RequestURI() == want.RequestURI()
+		(sameRequestFields(got, want) || got.RequestURI() == want.RequestURI())
+}
+
+// sameRequestFields reports whether every field RequestURI reads is the
+// same in both, so that their RequestURIs are: the usual case (the
+// response's request is the one sent), without writing either.
+func sameRequestFields(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && a.Opaque == b.Opaque && a.Path == b.Path && a.RawPath == b.RawPath &&
+		a.RawQuery == b.RawQuery && a.ForceQuery == b.ForceQuery
 }
 
 // buildRequestURL builds the URL to request from an https link the way

@@ -31,14 +31,28 @@ func ParseHash(s string) (Hash, error) {
 			return h, fmt.Errorf("atr: hash has a non-hex character at position %d", i+2)
 		}
 	}
-	if _, err := hex.Decode(h[:], []byte(digits)); err != nil {
-		return Hash{}, fmt.Errorf("atr: hash: %w", err)
+	// Decoded from the string itself: hex.Decode wants a []byte, and the
+	// copy of 64 digits went to the heap on every read (twice a payment).
+	for i := range h {
+		h[i] = nibble(digits[2*i])<<4 | nibble(digits[2*i+1])
 	}
 	return h, nil
 }
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// nibble is the value of a hex digit isHex accepted.
+func nibble(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }
 
 // String writes the one form the gate emits: "0x" and 64 lowercase hex digits.

@@ -1,6 +1,8 @@
 package atr
 
 import (
+	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -88,5 +90,30 @@ func TestHashText(t *testing.T) {
 	}
 	if v.H != h {
 		t.Fatal("failed Unmarshal changed the value")
+	}
+}
+
+// ParseHash decodes each digit itself: every byte value, written in lower,
+// upper and mixed case, must read as encoding/hex reads it.
+func TestParseHashDecodesEveryByte(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		var raw [32]byte
+		for i := range raw {
+			raw[i] = byte(b + 7*i) // b at position 0, every other value elsewhere
+		}
+		lower := hex.EncodeToString(raw[:])
+		mixed := []byte(strings.ToUpper(lower))
+		for i := 0; i < len(mixed); i += 2 {
+			mixed[i] = lower[i]
+		}
+		for _, digits := range []string{lower, strings.ToUpper(lower), string(mixed)} {
+			h, err := ParseHash("0x" + digits)
+			if err != nil {
+				t.Fatalf("ParseHash(0x%s): %v", digits, err)
+			}
+			if want, _ := hex.DecodeString(digits); !bytes.Equal(h[:], want) {
+				t.Fatalf("ParseHash(0x%s) = %x, want %x", digits, h, want)
+			}
+		}
 	}
 }

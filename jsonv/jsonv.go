@@ -186,6 +186,36 @@ func Clone(v Value) Value {
 	}
 }
 
+// Copier copies one value, fixed when the Copier is made, as often as
+// asked. A copy is what Clone makes (three slabs, each object and array
+// capped at its length) without Clone's first walk: the tally is made
+// once. The value is the Copier's own deep copy, never handed out, so
+// neither what it was made from nor any copy can change the next copy.
+// It is safe for concurrent use.
+type Copier struct {
+	v Value
+	n cloneCount
+}
+
+// NewCopier returns a Copier of v.
+func NewCopier(v Value) *Copier {
+	c := &Copier{v: Clone(v)}
+	c.n.count(c.v)
+	return c
+}
+
+// Copy returns a deep copy of the Copier's value.
+func (c *Copier) Copy() Value {
+	cl := cloner{objects: make([]Object, c.n.objects), members: make([]Member, c.n.members), values: make([]Value, c.n.values)}
+	return cl.value(c.v)
+}
+
+// CopyObject is Copy of a Copier made from an object.
+func (c *Copier) CopyObject() *Object {
+	o, _ := c.Copy().(*Object)
+	return o
+}
+
 // cloner copies a tree of values into three slabs sized by a first walk:
 // its objects, their members and its arrays' elements, so that a copy costs
 // a few allocations whatever its number of objects. Each object's members

@@ -205,3 +205,49 @@ func TestAsInteger(t *testing.T) {
 		}
 	}
 }
+
+// A Copier's copies are each other's and its source's strangers: editing
+// the source after the Copier is made, or any copy (every object, every
+// array element), changes no later copy; and a copy is what Clone makes.
+func TestCopierCopiesStayApart(t *testing.T) {
+	const text = `{"a":{"b":[1,{"x":true},[]],"c":{}},"d":[{"e":null},{"f":"g"}],"h":"i"}`
+	v, _ := Parse([]byte(text))
+	c := NewCopier(v)
+	v.(*Object).Set("h", "changed after")
+	first := c.CopyObject()
+	if String(first) != text || String(first) != String(mustParse(t, text).(*Object).Clone()) {
+		t.Fatalf("copy %s", String(first))
+	}
+	var walk func(v Value)
+	walk = func(v Value) {
+		switch x := v.(type) {
+		case *Object:
+			for _, m := range x.Members() {
+				walk(m.Value)
+			}
+			x.Set("added", Number(1))
+			x.Delete(x.Keys()[0])
+		case []Value:
+			for i, e := range x {
+				walk(e)
+				x[i] = "rewritten"
+			}
+		}
+	}
+	walk(first)
+	if got := String(c.Copy()); got != text {
+		t.Fatalf("a copy after the first was edited: %s", got)
+	}
+	if (&Copier{}).Copy() != nil || NewCopier(nil).CopyObject() != nil {
+		t.Fatal("a Copier of nothing copies something")
+	}
+}
+
+func mustParse(t *testing.T, s string) Value {
+	t.Helper()
+	v, err := Parse([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -198,7 +198,64 @@ func ChainID(network string) (int64, bool) { return chainID(network) }
 
 func (ExactEIP3009) Request(u rails.Unsigned) (rails.Request, error) {
 	b := u.(*exactUnsigned)
-	return jsonv.Obj("kind", "eip712", "typedData", b.domain.typedData(transferTypes, "TransferWithAuthorization", b.authorization)), nil
+	if !isAuthorization(b.authorization) {
+		// Not the authorization build makes: written the general way.
+		return jsonv.Obj("kind", "eip712", "typedData", b.domain.typedData(transferTypes, "TransferWithAuthorization", b.authorization)), nil
+	}
+	req := transferRequest.CopyObject()
+	td, _ := req.GetObject("typedData")
+	domain, _ := td.GetObject("domain")
+	domain.Set("name", b.domain.name)
+	domain.Set("version", b.domain.version)
+	domain.Set("chainId", b.domain.chain)
+	domain.Set("verifyingContract", b.domain.token)
+	msg, _ := td.GetObject("message")
+	fillAuthorization(msg, b.authorization)
+	return req, nil
+}
+
+// transferRequest is every EIP-3009 transfer's signing request, its domain
+// and message values left empty: a request is a copy of it with them
+// filled in. The copy is the request's own (the signer may edit it), made
+// in five allocations where building and cloning its fifteen objects took
+// thirteen. What fills it is the build's values themselves: strings and
+// numbers, which no one can edit through a jsonv.Value.
+var transferRequest = jsonv.NewCopier(jsonv.Obj("kind", "eip712", "typedData",
+	tokenDomain{}.typedData(transferTypes, "TransferWithAuthorization", emptyAuthorization())))
+
+// authorizationKeys are an EIP-3009 authorization's members, in the order
+// build writes them.
+var authorizationKeys = [...]string{"from", "to", "value", "validAfter", "validBefore", "nonce"}
+
+func emptyAuthorization() *jsonv.Object {
+	o := jsonv.Obj()
+	for _, k := range authorizationKeys {
+		o.Set(k, nil)
+	}
+	return o
+}
+
+// isAuthorization reports whether o has authorizationKeys' members in
+// their order, as build writes them.
+func isAuthorization(o *jsonv.Object) bool {
+	ms := o.Members()
+	if len(ms) != len(authorizationKeys) {
+		return false
+	}
+	for i, m := range ms {
+		if m.Key != authorizationKeys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fillAuthorization sets dst's members (a copy of emptyAuthorization) to
+// the values of authorization (isAuthorization).
+func fillAuthorization(dst, authorization *jsonv.Object) {
+	for _, m := range authorization.Members() {
+		dst.Set(m.Key, m.Value)
+	}
 }
 
 // MinSignatureBytes and MaxSignatureBytes bound a signature: 65 bytes for an
@@ -219,13 +276,25 @@ func (ExactEIP3009) Complete(u rails.Unsigned, answer jsonv.Value, chosen rails.
 	if n, ok := hexLen(sig); !ok || n < MinSignatureBytes || n > MaxSignatureBytes {
 		return rails.Completion{}, rails.Refuse(x402.CodeSignatureMalformed)
 	}
-	payload := jsonv.Obj("signature", sig, "authorization", b.authorization.Clone())
+	var payload *jsonv.Object
+	if isAuthorization(b.authorization) {
+		payload = transferPayload.CopyObject()
+		payload.Set("signature", answer) // the answer's own string, not boxed again
+		auth, _ := payload.GetObject("authorization")
+		fillAuthorization(auth, b.authorization)
+	} else {
+		payload = jsonv.Obj("signature", sig, "authorization", b.authorization.Clone())
+	}
 	payment := x402.Payment(b.required, b.accepted, payload)
 	if err := x402.AppendPaymentIdentifier(payment, b.required, chosen.Ref); err != nil {
 		return rails.Completion{}, err
 	}
 	return rails.Completion{Signed: payment}, nil
 }
+
+// transferPayload is the payload Complete writes, its values left empty
+// (transferRequest says why).
+var transferPayload = jsonv.NewCopier(jsonv.Obj("signature", nil, "authorization", emptyAuthorization()))
 
 // Bound reads H back: the authorization's nonce.
 func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
@@ -265,12 +334,14 @@ func (p ExactEIP3009) Bound(presented jsonv.Value) (string, error) {
 		return "", rails.Refuse(x402.CodeSignatureMalformed)
 	}
 	nonce, _ := auth.GetString("nonce")
+	if rails.IsHex(nonce, 64) && !hasUpper(nonce) {
+		// Already as String writes it, so ParseHash would read it: not
+		// decoded, nor written again.
+		return nonce, nil
+	}
 	h, err := atr.ParseHash(nonce)
 	if err != nil {
 		return "", payloadMalformed()
-	}
-	if rails.IsHex(nonce, 64) && !hasUpper(nonce) {
-		return nonce, nil // already as String writes it: not written again
 	}
 	return h.String(), nil
 }
