@@ -43,7 +43,7 @@ func TestAutonomousLayerMemoAgrees(t *testing.T) {
 		}
 	}
 	for _, order := range [][]string{{"bound", "flippedSignature", "withoutDco", "bound"}, {"withoutDco", "flippedSignature", "bound", "flippedSignature", "withoutDco"}} {
-		autonomousLayers = memo.New[string, readLayerText](layerMemoSize)
+		autonomousLayers = memo.New[layerName, readLayerText](layerMemoSize)
 		for _, name := range order {
 			check(name)
 			check(name)

@@ -167,7 +167,7 @@ func ReadAutonomous(presented jsonv.Value) (*Chain, error) {
 // whole (its digest, and its parse); what ReadAutonomous reads from it is
 // only read, never changed, so sharing it across payments is safe. At its
 // size the memo starts again empty.
-var autonomousLayers = memo.New[string, readLayerText](layerMemoSize)
+var autonomousLayers = memo.New[layerName, readLayerText](layerMemoSize)
 
 const layerMemoSize = 64
 
@@ -176,8 +176,14 @@ type readLayerText struct {
 	digest string
 }
 
-// layerKey names a layer's text, as L1 or L2.
-func layerKey(which, text string) string { return which + "\x00" + text }
+// layerName names a layer's text, as L1 or L2 (a key made without copying
+// the text).
+type layerName struct {
+	which string
+	text  string
+}
+
+func layerKey(which, text string) layerName { return layerName{which, text} }
 
 func countTilde(s string) int {
 	n := 0

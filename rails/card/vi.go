@@ -11,7 +11,9 @@ import (
 	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
+	"io"
 	"math/big"
 	"strings"
 
@@ -77,11 +79,63 @@ func CheckoutPayload(doc jsonv.Value) (*jsonv.Object, error) {
 
 // ReadCheckout is the legal context of a checkout JWT.
 func ReadCheckout(doc jsonv.Value) (Shown, error) {
+	c, err := readCheckout(doc)
+	return c.shown, err
+}
+
+// checkoutRead is what the VI pairings take from a checkout JWT whose
+// payload reads (CheckoutPayload): its legal context, or the code refusing
+// it, its digest (checkout_hash) and its payload's iss.
+type checkoutRead struct {
+	shown     Shown
+	shownCode string // ReadLegalContext's refusal, "" when the legal context reads
+	digest    string
+	iss       string
+}
+
+// checkoutReads keeps checkout JWTs whose payload read, by their exact
+// text. One payment reads its checkout JWT five times (the seller's
+// document, the build, the signer's summary, Finish's build and the
+// read-back); the reading is a function of the text alone, so each later
+// read is the first one's answer. Only plain values are kept (nothing a
+// caller could change), never a payload that did not read, and at its size
+// the memo starts again empty.
+var checkoutReads = memo.New[string, checkoutRead](checkoutMemoSize)
+
+const checkoutMemoSize = 64
+
+// readCheckoutPayload is CheckoutPayload's refusal, or what checkoutRead
+// keeps of the JWT, remembered in checkoutReads.
+func readCheckoutPayload(doc jsonv.Value) (checkoutRead, error) {
+	s, ok := jsonv.AsString(doc)
+	if ok && len(s) <= MaxCheckoutJWT {
+		if c, ok := checkoutReads.Get(s); ok {
+			return c, nil
+		}
+	}
 	p, err := CheckoutPayload(doc)
 	if err != nil {
-		return Shown{}, err
+		return checkoutRead{}, err
 	}
-	return ReadLegalContext(p)
+	c := checkoutRead{digest: sdjwt.Digest(s)}
+	c.iss, _ = p.GetString("iss")
+	if c.shown, err = ReadLegalContext(p); err != nil {
+		c.shownCode = CodeLegalContextMalformed
+		if r, ok := err.(*rails.Refusal); ok { // ReadLegalContext refuses only so
+			c.shownCode = r.Code
+		}
+	}
+	checkoutReads.Put(s, c)
+	return c, nil
+}
+
+// readCheckout is readCheckoutPayload whose legal context also reads.
+func readCheckout(doc jsonv.Value) (checkoutRead, error) {
+	c, err := readCheckoutPayload(doc)
+	if err == nil && c.shownCode != "" {
+		return checkoutRead{}, refuse(c.shownCode)
+	}
+	return c, err
 }
 
 func readCheckoutShown(doc jsonv.Value) (rails.Read, error) {
@@ -97,16 +151,16 @@ func readCheckoutShown(doc jsonv.Value) (rails.Read, error) {
 // transactionId}, checkout_hash and transactionId both the JWT's digest
 // (base64url SHA-256).
 func VIBuild(doc jsonv.Value, h string) (*jsonv.Object, error) {
-	s, err := ReadCheckout(doc)
+	c, err := readCheckout(doc)
 	if err != nil {
 		return nil, err
 	}
 	want, ok := normalHash(h)
-	if !ok || want != s.H {
+	if !ok || want != c.shown.H {
 		return nil, refuse(CodeVILegalContextConflict)
 	}
 	jwt, _ := jsonv.AsString(doc)
-	d := sdjwt.Digest(jwt)
+	d := c.digest
 	return jsonv.Obj("checkoutMandate", jsonv.Obj("vct", CheckoutVct, "checkout_jwt", jwt, "checkout_hash", d),
 		"transactionId", d), nil
 }
@@ -209,16 +263,16 @@ func checkoutMandate(p *sdjwt.Presentation) (*Mandate, error) {
 		return nil, refuse(CodeVINoCheckoutMandate)
 	}
 	cj, _ := checkouts[0].Get("checkout_jwt")
-	s, err := ReadCheckout(cj)
+	c, err := readCheckout(cj)
 	if err != nil {
 		return nil, err
 	}
 	jwt, _ := jsonv.AsString(cj)
-	d := sdjwt.Digest(jwt)
+	d := c.digest
 	if ch, _ := checkouts[0].GetString("checkout_hash"); ch != d {
 		return nil, refuse(CodeVICheckoutHashMismatch)
 	}
-	out := &Mandate{H: s.H, Link: s.Link, CheckoutJWT: jwt, Digest: d}
+	out := &Mandate{H: c.shown.H, Link: c.shown.Link, CheckoutJWT: jwt, Digest: d}
 	for _, m := range all {
 		if vct, _ := m.GetString("vct"); vct == PaymentVct {
 			if id, _ := m.GetString("transaction_id"); id != d {
@@ -266,17 +320,19 @@ func PublicKeyOf(jwk *jsonv.Object) (*ecdsa.PublicKey, bool) {
 // verifyES256 checks a layer's JWS under jwk: a key that is no P-256 point
 // is card/vi-key-malformed, any other failure card/vi-signature-invalid.
 func verifyES256(j *sdjwt.JWT, jwk *jsonv.Object) error {
+	sum := sha256.Sum256([]byte(j.Signed))
+	xs, _ := jwk.GetString("x")
+	ys, _ := jwk.GetString("y")
+	key := es256Key(sum, j.Signature, xs, ys)
+	if _, ok := verifiedES256.Get(key); ok {
+		return nil
+	}
 	pub, ok := PublicKeyOf(jwk)
 	if !ok {
 		return refuse(CodeVIKeyMalformed)
 	}
 	if len(j.Signature) != 64 {
 		return refuse(CodeVISignatureInvalid)
-	}
-	sum := sha256.Sum256([]byte(j.Signed))
-	key := es256Key(sum, j.Signature, pub)
-	if _, ok := verifiedES256.Get(key); ok {
-		return nil
 	}
 	r := new(big.Int).SetBytes(j.Signature[:32])
 	s := new(big.Int).SetBytes(j.Signature[32:])
@@ -288,23 +344,30 @@ func verifyES256(j *sdjwt.JWT, jwk *jsonv.Object) error {
 }
 
 // verifiedES256 remembers signatures that verified, by what was signed, the
-// signature and the key. An autonomous payment presents the user's layer
-// unchanged from one payment to the next, and verifying the same bytes under
-// the same key always gives the same answer, so each payment's read-back
-// verifies only the layer it signed anew. Only successes are kept, and the
-// memo is bounded: at its size it starts again empty.
+// signature and the key's text. An autonomous payment presents the user's
+// layer unchanged from one payment to the next, and verifying the same bytes
+// under the same key always gives the same answer, so each payment's
+// read-back verifies only the layer it signed anew. Only successes are kept
+// (so a key found here is one PublicKeyOf read), and the memo is bounded: at
+// its size it starts again empty.
 var verifiedES256 = memo.New[[32]byte, struct{}](es256MemoSize)
 
 const es256MemoSize = 256
 
 // es256Key names one verification: SHA-256 over the signed bytes' digest,
-// the signature and the key's uncompressed point.
-func es256Key(signed [32]byte, sig []byte, pub *ecdsa.PublicKey) [32]byte {
+// the signature and the JWK's x and y as written, each after its length so
+// that no two different triples run together the same.
+func es256Key(signed [32]byte, sig []byte, x, y string) [32]byte {
 	h := sha256.New()
 	h.Write(signed[:])
+	var n [24]byte
+	binary.BigEndian.PutUint64(n[0:], uint64(len(sig)))
+	binary.BigEndian.PutUint64(n[8:], uint64(len(x)))
+	binary.BigEndian.PutUint64(n[16:], uint64(len(y)))
+	h.Write(n[:])
 	h.Write(sig)
-	xy, _ := pub.Bytes() // PublicKeyOf made it: a valid P-256 point
-	h.Write(xy)
+	io.WriteString(h, x)
+	io.WriteString(h, y)
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
@@ -367,16 +430,14 @@ func viSummarize(req rails.Request) (rails.Grant, error) {
 		return rails.Grant{}, refuse(CodeVIMalformed)
 	}
 	cj, _ := m.Get("checkout_jwt")
-	p, err := CheckoutPayload(cj)
+	c, err := readCheckoutPayload(cj)
 	if err != nil {
 		return rails.Grant{}, err
 	}
-	jwt, _ := jsonv.AsString(cj)
-	if ch, _ := m.GetString("checkout_hash"); ch != sdjwt.Digest(jwt) {
+	if ch, _ := m.GetString("checkout_hash"); ch != c.digest {
 		return rails.Grant{}, refuse(CodeVICheckoutHashMismatch)
 	}
-	iss, _ := p.GetString("iss")
-	return cardGrant(viNetwork, iss), nil
+	return cardGrant(viNetwork, c.iss), nil
 }
 
 // paymentGrant is what a disclosed mandate.payment.1 states: the payee's
@@ -384,8 +445,8 @@ func viSummarize(req rails.Request) (rails.Grant, error) {
 func paymentGrant(m *Mandate, payer string) rails.Grant {
 	g := cardGrant(viNetwork, "")
 	g.Payer = payer
-	if p, err := CheckoutPayload(m.CheckoutJWT); err == nil {
-		g.Payee, _ = p.GetString("iss")
+	if c, err := readCheckoutPayload(m.CheckoutJWT); err == nil {
+		g.Payee = c.iss
 	}
 	if m.Payment == nil {
 		return g

@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"slices"
 
 	"github.com/termsgate/termsgate/jsonv"
 	"github.com/termsgate/termsgate/rails/sdjwt"
@@ -35,16 +36,30 @@ func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
 // SignJWS is the compact ES256 JWS of header and payload under key.
 func SignJWS(key *ecdsa.PrivateKey, header, payload *jsonv.Object) (string, error) {
-	signed := b64(jsonv.Marshal(header)) + "." + b64(jsonv.Marshal(payload))
-	sum := sha256.Sum256([]byte(signed))
+	b, err := appendJWS(nil, key, jsonv.Marshal(header), jsonv.Marshal(payload))
+	return string(b), err
+}
+
+var enc = base64.RawURLEncoding
+
+// appendJWS appends the compact ES256 JWS of the header and payload JSON
+// to dst, written straight into the one buffer.
+func appendJWS(dst []byte, key *ecdsa.PrivateKey, header, payload []byte) ([]byte, error) {
+	start := len(dst)
+	dst = slices.Grow(dst, enc.EncodedLen(len(header))+enc.EncodedLen(len(payload))+2+enc.EncodedLen(64))
+	dst = enc.AppendEncode(dst, header)
+	dst = append(dst, '.')
+	dst = enc.AppendEncode(dst, payload)
+	sum := sha256.Sum256(dst[start:])
 	r, s, err := ecdsa.Sign(rand.Reader, key, sum[:])
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	sig := make([]byte, 64)
+	var sig [64]byte
 	r.FillBytes(sig[:32])
 	s.FillBytes(sig[32:])
-	return signed + "." + b64(sig), nil
+	dst = append(dst, '.')
+	return enc.AppendEncode(dst, sig[:]), nil
 }
 
 // ElementDisclosure is the disclosure [salt, value] of an array element,
@@ -54,38 +69,94 @@ func ElementDisclosure(value jsonv.Value) (string, error) {
 	if _, err := rand.Read(salt[:]); err != nil {
 		return "", err
 	}
-	return b64(jsonv.Marshal([]jsonv.Value{b64(salt[:]), value})), nil
+	return elementDisclosure(salt, value), nil
+}
+
+func elementDisclosure(salt [16]byte, value jsonv.Value) string {
+	return b64(jsonv.Marshal([]jsonv.Value{b64(salt[:]), value}))
 }
 
 // Layer is one L2 or L3 layer: claims, then _sd_alg, _sd (the mandates'
 // digests) and delegate_payload ({"...": digest} per mandate), signed under
 // key with header, followed by the mandates' disclosures and a final tilde.
 func Layer(key *ecdsa.PrivateKey, header, claims *jsonv.Object, mandates ...*jsonv.Object) (string, error) {
-	payload := claims.Clone()
 	disclosures := make([]string, len(mandates))
-	sd := make([]jsonv.Value, len(mandates))
-	refs := make([]jsonv.Value, len(mandates))
 	for i, m := range mandates {
-		d, err := ElementDisclosure(m)
-		if err != nil {
+		var salt [16]byte
+		if _, err := rand.Read(salt[:]); err != nil {
 			return "", err
 		}
-		disclosures[i] = d
-		sd[i] = sdjwt.Digest(d)
-		refs[i] = jsonv.Obj("...", sdjwt.Digest(d))
+		disclosures[i] = elementDisclosure(salt, m)
 	}
-	payload.Set("_sd_alg", "sha-256")
-	payload.Set("_sd", sd)
-	payload.Set("delegate_payload", refs)
-	jws, err := SignJWS(key, header, payload)
+	return layer(key, header, claims, disclosures)
+}
+
+// layer is Layer with the disclosures made: the JWS, each disclosure and
+// its tilde written into one buffer.
+func layer(key *ecdsa.PrivateKey, header, claims *jsonv.Object, disclosures []string) (string, error) {
+	digests := make([]string, len(disclosures))
+	size := 1
+	for i, d := range disclosures {
+		digests[i] = sdjwt.Digest(d)
+		size += len(d) + 1
+	}
+	payload := layerPayload(claims, digests)
+	h := jsonv.Marshal(header)
+	out := make([]byte, 0, enc.EncodedLen(len(h))+enc.EncodedLen(len(payload))+2+enc.EncodedLen(64)+size)
+	out, err := appendJWS(out, key, h, payload)
 	if err != nil {
 		return "", err
 	}
-	out := jws + "~"
+	out = append(out, '~')
 	for _, d := range disclosures {
-		out += d + "~"
+		out = append(out, d...)
+		out = append(out, '~')
 	}
-	return out, nil
+	return string(out), nil
+}
+
+// layerPayload is the JSON of claims with _sd_alg, _sd and
+// delegate_payload set as jsonv's Set would (at the end, or in the place
+// of a member of the same name): written after claims' own members when
+// claims has none of the three, which is how LayerClaims makes them.
+func layerPayload(claims *jsonv.Object, digests []string) []byte {
+	if claims == nil || claims.Has("_sd_alg") || claims.Has("_sd") || claims.Has("delegate_payload") {
+		payload := claims.Clone()
+		if payload == nil {
+			payload = jsonv.Obj()
+		}
+		sd := make([]jsonv.Value, len(digests))
+		refs := make([]jsonv.Value, len(digests))
+		for i, d := range digests {
+			sd[i], refs[i] = d, jsonv.Obj("...", d)
+		}
+		payload.Set("_sd_alg", "sha-256")
+		payload.Set("_sd", sd)
+		payload.Set("delegate_payload", refs)
+		return jsonv.Marshal(payload)
+	}
+	b := jsonv.AppendMarshal(make([]byte, 0, 256+100*len(digests)), claims)
+	b = b[:len(b)-1] // its closing brace
+	if claims.Len() > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `"_sd_alg":"sha-256","_sd":[`...)
+	for i, d := range digests {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonv.AppendString(b, d)
+	}
+	b = append(b, `],"delegate_payload":[`...)
+	for i, d := range digests {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"...":`...)
+		b = jsonv.AppendString(b, d)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 // IssueL1 is an issuer's card credential (L1) for the holder sub, binding
