@@ -115,6 +115,12 @@ type approval struct {
 	// payment (the gate pays it before the offer's own).
 	agreementFirst bool
 	asked          int
+	// offer, when set, builds the offer payment that follows the agreement
+	// payment (gate.Confirm: no signer is called), so that the multi
+	// round-trip form can ask about both in one round (rounds.go). Nil
+	// when nothing follows the agreement payment (atr_agree) or the call
+	// builds no payment to sign.
+	offer func(ctx context.Context) (*pay.Summary, error)
 }
 
 // approve is called for each payment the policy allowed, before it is
@@ -133,11 +139,10 @@ func (a *approval) approve(ctx context.Context, sum pay.Summary) error {
 	if !isAgreement && !a.srv.aboveConfirm(sum) {
 		return nil
 	}
-	msg := approvalMessage(sum, isAgreement, a.link, a.agreement)
 	if mode == elicitRounds {
-		return a.srv.askByRound(ctx, msg, sum, isAgreement, a.asked > 1)
+		return a.srv.askByRound(ctx, a, sum, isAgreement, a.asked > 1)
 	}
-	return a.srv.elicit(ctx, msg, sum)
+	return a.srv.elicit(ctx, approvalMessage(sum, isAgreement, a.link, a.agreement, ""), sum)
 }
 
 // paymentWhat names a payment in a refusal's detail.
@@ -145,11 +150,21 @@ func paymentWhat(sum pay.Summary) string {
 	return fmt.Sprintf("%s of %s %s to %s", sum.Adds(), sum.Network, sum.Asset, sum.Payee)
 }
 
+// What an agreement payment's question and its offer payment's say when
+// the multi round-trip form asks them together (rounds.go).
+const (
+	pairedAgreement = "Asked together with the offer's own payment: the agreement is paid only if both are accepted."
+	pairedOffer     = "Asked together with the agreement payment, which is paid first: declining either signs neither."
+)
+
 // approvalMessage is the question the human reads: what is paid, to whom,
-// the terms' hash and where the terms are.
-func approvalMessage(sum pay.Summary, agreement bool, link, agreementURL string) string {
+// the terms' hash and where the terms are; paired, when set, says which
+// other question it is asked with.
+func approvalMessage(sum pay.Summary, agreement bool, link, agreementURL, paired string) string {
 	var b strings.Builder
-	if agreement {
+	if agreement && paired != "" {
+		b.WriteString("Approve the agreement payment (it records your acceptance of the seller's terms)?\n")
+	} else if agreement {
 		b.WriteString("Approve the agreement payment (it records your acceptance of the seller's terms; the offer's own payment is asked about separately if it needs approval)?\n")
 	} else {
 		b.WriteString("Approve this payment?\n")
@@ -187,6 +202,9 @@ func approvalMessage(sum pay.Summary, agreement bool, link, agreementURL string)
 	}
 	if !sum.PayableUntil.IsZero() {
 		fmt.Fprintf(&b, "Payable until: %s\n", sum.PayableUntil.UTC().Format(time.RFC3339))
+	}
+	if paired != "" {
+		b.WriteString(paired + "\n")
 	}
 	b.WriteString("Accept to sign it; decline or cancel signs nothing.")
 	return b.String()

@@ -381,21 +381,24 @@ func TestElicitationChannelVoucher(t *testing.T) {
 }
 
 // TestElicitationHTTPRounds: in the multi round-trip form a call signs its
-// payments in one run, so with the agreement approved and paid, an offer
-// payment above ConfirmAbove cannot be asked about in a further round
-// (that round would sign the agreement again): it is refused unsigned, and
-// the human was asked only about the agreement. A payment above
-// ConfirmAbove that comes first is asked about and, declined, not signed.
+// payments in one run, so with the agreement payment and an offer payment
+// above ConfirmAbove both are asked about in the one round (the official
+// go-sdk client here; mcp-go's in TestRoundsAskBothPayments) and both are
+// signed on the next, once each. A payment above ConfirmAbove that comes
+// first is asked about and, declined, not signed.
 func TestElicitationHTTPRounds(t *testing.T) {
-	t.Run("second-question", func(t *testing.T) {
+	t.Run("both-questions", func(t *testing.T) {
 		h := &human{action: "accept"}
 		a := newAgreementSetupWith(t, nil, mcpserver.Config{ConfirmAbove: big.NewInt(0)}, connectHTTP, h.options())
 		r := call(t, a.cs, "atr_transact", jsonv.Obj("pairing", unprovenID, "document", a.f.D))
-		if q := h.questions(); len(q) != 1 || !strings.Contains(q[0], "agreement payment") {
+		q := h.questions()
+		if len(q) != 2 || strings.HasPrefix(q[0], "Approve the agreement payment") == strings.HasPrefix(q[1], "Approve the agreement payment") {
 			t.Fatalf("the human was asked %q", q)
 		}
-		wantRefused(t, r, mcpserver.DetailApprovalUnanswered)
-		a.counts(t, 1, 2, 1)
+		if strAt(t, wantOK(t, r), "signed", "payload", "authorization", "nonce") != hashOf(a.f.A) {
+			t.Fatalf("transact: %s", r.text)
+		}
+		a.counts(t, 2, 2, 1)
 	})
 	t.Run("confirm-above-decline", func(t *testing.T) {
 		f := loadFixture(t)

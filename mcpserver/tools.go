@@ -187,6 +187,9 @@ func (s *Server) transact(ctx context.Context, a *transactArgs) (*jsonv.Object, 
 	}
 	g := *s.gate
 	rec := &recording{inner: s.gate.Policy, approval: s.approvalFor(doc, a.Pairing)}
+	rec.approval.offer = func(ctx context.Context) (*pay.Summary, error) {
+		return s.offerSummary(ctx, doc, a.Pairing, in)
+	}
 	g.Policy = rec
 	t, err := g.Transact(ctx, doc, a.Pairing, s.signer, opts)
 	if err == nil && t.Approve != nil && opts.Approved == nil && s.canElicit(ctx) {
@@ -256,6 +259,23 @@ func (s *Server) agree(ctx context.Context, a *agreeArgs) (*jsonv.Object, error)
 		return nil, &gate.Decline{Code: gate.AgreementFailed, Detail: "The agreement exchange gave neither a payment to approve nor a receipt."}
 	}
 	return r.JSON(), nil
+}
+
+// offerSummary is the offer payment atr_transact signs after the
+// agreement payment, as gate.Confirm builds it for the signer's account (it
+// fetches and compares; it never calls a signer); nil when there is nothing
+// to sign.
+func (s *Server) offerSummary(ctx context.Context, doc jsonv.Value, pairing string, in jsonv.Value) (*pay.Summary, error) {
+	c, err := s.gate.Confirm(ctx, doc, pairing, s.signer.Account(), in)
+	if err != nil || c.Request == nil {
+		return nil, err
+	}
+	rail, _ := s.gate.Pairings.Lookup(pairing)
+	sum, err := pay.Summarize(gate.PaymentSummary{Pairing: pairing, H: c.H, Request: c.Request, Chosen: c.Chosen, Rail: rail})
+	if err != nil {
+		return nil, err
+	}
+	return &sum, nil
 }
 
 // approvalFor is what atr_transact shows the human for doc: the terms'
